@@ -1,0 +1,73 @@
+"""What analysis hands to drafting, the UI and charts: plain dataclasses with `to_dict()`.
+
+`workbench.heuristics.analyze(record, ...)` produces an `Analysis`; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+VERDICTS = ("deep", "skim", "skip")
+
+
+@dataclass
+class Evidence:
+    file: str | None  # None when the evidence is in the title, description or discussion
+    line: int | None  # new-side line number where there is one
+    text: str  # the line or sentence itself, trimmed
+
+
+@dataclass
+class Signal:
+    name: str  # stable id, e.g. "risk.concurrency", "tests.missing", "docs_only"
+    label: str  # short human text, e.g. "concurrency: locks / ACKs / races"
+    weight: float  # how much it pushes towards a close read (negative: towards skim/skip)
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+@dataclass
+class KeyFile:
+    filename: str
+    role: str  # code | test | docs | ci | build | config | generated | binary | notebook | data
+    reason: str  # one line: why this file matters
+    score: float
+    additions: int = 0
+    deletions: int = 0
+    symbols: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CrossRef:
+    number: int
+    relation: str  # fixes | follow-up | mentions | revert
+    title: str | None = None  # from the cache, when known
+    state: str | None = None
+    url: str | None = None
+
+
+@dataclass
+class Analysis:
+    repo: str
+    number: int
+    verdict: str  # deep | skim | skip
+    audience: str | None  # e.g. "CI maintainers"; None: everyone who follows the repo
+    effort: int  # 1..5
+    minutes: int  # estimated reading time
+    deciding: list[str]  # the two or three signal labels that decided the verdict
+    signals: list[Signal] = field(default_factory=list)
+    key_files: list[KeyFile] = field(default_factory=list)
+    key_symbols: list[str] = field(default_factory=list)
+    open_items: list[str] = field(default_factory=list)
+    cross_refs: list[CrossRef] = field(default_factory=list)
+    areas: list[str] = field(default_factory=list)
+    roles: dict[str, int] = field(default_factory=dict)  # role -> changed lines
+    description: dict[str, Any] = field(default_factory=dict)  # stripped text, root cause, test plan, numbers, follow-ups
+    discussion: dict[str, Any] = field(default_factory=dict)  # changes requested, unresolved threads, reviewers, promises
+    truncated: list[str] = field(default_factory=list)  # what the data lacks: "files past 3,000", "3 patches omitted"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def signal(self, name: str) -> Signal | None:
+        return next((s for s in self.signals if s.name == name), None)

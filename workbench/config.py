@@ -1,0 +1,96 @@
+"""Where things live and which settings are in force.
+
+Every environment variable the workbench reads is named here, so there is one place to look.
+Secrets (GitHub and LLM tokens) are read here and handed to clients; they are never stored.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+# The checkout's root when installed in editable mode; the bundled sample lives under it.
+PROJECT_DIR = PACKAGE_DIR.parent
+DB_FILENAME = "workbench.db"
+
+
+class WorkbenchError(Exception):
+    """An error the user can act on: the message says what was wrong and what to do.
+
+    The CLI prints it as one line and exits non-zero; notebooks show it in the app.
+    """
+
+
+def cache_dir(path: str | os.PathLike | None = None) -> Path:
+    """The cache directory: an explicit path, else $WORKBENCH_CACHE, else `cache/` in the checkout."""
+    if path is None:
+        path = os.environ.get("WORKBENCH_CACHE") or (PROJECT_DIR / "cache")
+    return Path(path).expanduser()
+
+
+def db_path(path: str | os.PathLike | None = None) -> Path:
+    """The SQLite file. `path` may name the directory or the .db file itself."""
+    p = cache_dir(path)
+    if p.suffix in (".db", ".sqlite", ".sqlite3"):
+        return p
+    return p / DB_FILENAME
+
+
+def exports_dir(path: str | os.PathLike | None = None) -> Path:
+    return Path(path or os.environ.get("WORKBENCH_EXPORTS") or (PROJECT_DIR / "exports")).expanduser()
+
+
+def sample_dir() -> Path:
+    return PROJECT_DIR / "cache" / "sample"
+
+
+def github_token() -> str | None:
+    return os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
+
+
+def github_api_url(explicit: str | None = None) -> str:
+    return explicit or os.environ.get("GITHUB_API_URL") or "https://api.github.com"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """What the LLM drafter needs. api_key/base_url follow the openai SDK's own variables."""
+
+    model: str | None
+    base_url: str | None
+    api_key: str | None
+    timeout: float = 120.0
+    max_retries: int = 3
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.model and (self.base_url or self.api_key))
+
+    def why_not(self) -> str:
+        if not self.model:
+            return "no model configured: set WORKBENCH_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY)"
+        if not (self.base_url or self.api_key):
+            return "no server configured: set OPENAI_BASE_URL (any OpenAI-compatible server) or OPENAI_API_KEY"
+        return ""
+
+    def __repr__(self) -> str:  # never print the key
+        return f"LLMSettings(model={self.model!r}, base_url={self.base_url!r}, api_key={'***' if self.api_key else None})"
+
+
+def llm_settings(model: str | None = None) -> LLMSettings:
+    return LLMSettings(
+        model=model or os.environ.get("WORKBENCH_MODEL") or None,
+        base_url=os.environ.get("OPENAI_BASE_URL") or None,
+        api_key=os.environ.get("OPENAI_API_KEY") or None,
+        timeout=float(os.environ.get("WORKBENCH_LLM_TIMEOUT", "120")),
+    )
+
+
+def redact(text: str) -> str:
+    """Remove any configured secret from text bound for a log, an export or an error message."""
+    for secret in (github_token(), os.environ.get("OPENAI_API_KEY")):
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text

@@ -1,0 +1,74 @@
+"""The PR record: the one shape that flows from the store into analysis, drafting and the UI.
+
+Child lists are dicts keyed exactly as GitHub's REST API keys them, whatever the source (API, clone
+backfill, sample), so analysis code never asks where a PR came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class PRRecord:
+    repo: str  # "owner/name", as currently named
+    number: int
+    pr: dict[str, Any]  # REST detail shape (title, body, state, user{login}, merged_at, head{sha}, ...)
+    files: list[dict[str, Any]] = field(default_factory=list)  # filename, status, additions, deletions, patch, previous_filename
+    issue_comments: list[dict[str, Any]] = field(default_factory=list)
+    reviews: list[dict[str, Any]] = field(default_factory=list)
+    review_comments: list[dict[str, Any]] = field(default_factory=list)
+    commits: list[dict[str, Any]] = field(default_factory=list)
+    source: str = "api"  # api | git | git+api | sample | facts
+    field_sources: dict[str, str] = field(default_factory=dict)  # e.g. {"body": "git", "created_at": "api"}
+    files_truncated: bool = False  # GitHub lists at most 3,000 files
+    commits_truncated: bool = False  # ... and at most 250 commits
+
+    # Convenience accessors: analysis and UI read these instead of digging into `pr`.
+    @property
+    def title(self) -> str:
+        return self.pr.get("title") or ""
+
+    @property
+    def body(self) -> str:
+        return self.pr.get("body") or ""
+
+    @property
+    def author(self) -> str | None:
+        user = self.pr.get("user")
+        return user.get("login") if isinstance(user, dict) else None  # None: deleted account
+
+    @property
+    def state(self) -> str:
+        """open | merged | closed (closed without merging)."""
+        if self.pr.get("merged_at") or self.pr.get("merged"):
+            return "merged"
+        return self.pr.get("state") or "open"
+
+    @property
+    def url(self) -> str:
+        return self.pr.get("html_url") or f"https://github.com/{self.repo}/pull/{self.number}"
+
+    @property
+    def additions(self) -> int:
+        v = self.pr.get("additions")
+        return int(v) if v is not None else sum(int(f.get("additions") or 0) for f in self.files)
+
+    @property
+    def deletions(self) -> int:
+        v = self.pr.get("deletions")
+        return int(v) if v is not None else sum(int(f.get("deletions") or 0) for f in self.files)
+
+    @property
+    def labels(self) -> list[str]:
+        return [lb.get("name", "") if isinstance(lb, dict) else str(lb) for lb in self.pr.get("labels") or []]
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PRRecord:
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
