@@ -16,8 +16,8 @@ __version__ = "0.1.0"
 
 def sync(repo: str, **kwargs):
     """Sync a repository into the cache from a notebook (progress renders as a widget).
-    See `workbench.sources.github.sync_repo` for the arguments."""
-    from .sources.api import sync
+    See `workbench.sources.github.sync` for the arguments."""
+    from .sources.github import sync
 
     return sync(repo, **kwargs)
 
