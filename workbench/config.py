@@ -72,7 +72,9 @@ class LLMSettings:
         if not self.model:
             return "no model configured: set WORKBENCH_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY)"
         if not (self.base_url or self.api_key):
-            return "no server configured: set OPENAI_BASE_URL (any OpenAI-compatible server) or OPENAI_API_KEY"
+            return (
+                "no server configured: set OPENAI_BASE_URL (any OpenAI-compatible server) or OPENAI_API_KEY"
+            )
         return ""
 
     def __repr__(self) -> str:  # never print the key

@@ -15,7 +15,9 @@ class PRRecord:
     repo: str  # "owner/name", as currently named
     number: int
     pr: dict[str, Any]  # REST detail shape (title, body, state, user{login}, merged_at, head{sha}, ...)
-    files: list[dict[str, Any]] = field(default_factory=list)  # filename, status, additions, deletions, patch, previous_filename
+    files: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # filename, status, additions, deletions, patch, previous_filename
     issue_comments: list[dict[str, Any]] = field(default_factory=list)
     reviews: list[dict[str, Any]] = field(default_factory=list)
     review_comments: list[dict[str, Any]] = field(default_factory=list)

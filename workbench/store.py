@@ -115,9 +115,31 @@ CREATE TABLE briefs (
 MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
 
 PR_COLUMNS = [
-    "repo", "number", "title", "state", "draft", "author", "created_at", "updated_at", "merged_at", "closed_at",
-    "additions", "deletions", "changed_files", "comments", "review_comments", "reviews", "commits",
-    "labels", "title_tags", "kind", "breaking", "revert", "source", "files_truncated", "commits_truncated",
+    "repo",
+    "number",
+    "title",
+    "state",
+    "draft",
+    "author",
+    "created_at",
+    "updated_at",
+    "merged_at",
+    "closed_at",
+    "additions",
+    "deletions",
+    "changed_files",
+    "comments",
+    "review_comments",
+    "reviews",
+    "commits",
+    "labels",
+    "title_tags",
+    "kind",
+    "breaking",
+    "revert",
+    "source",
+    "files_truncated",
+    "commits_truncated",
     "extra_json",
 ]
 TIME_COLUMNS = ["created_at", "updated_at", "merged_at", "closed_at"]
@@ -181,7 +203,9 @@ class Store:
         self.path = db_path(path)
         if not self.path.exists():
             if not create:
-                raise WorkbenchError(f"no cache at {self.path}: run `workbench sync` or `workbench sample` first")
+                raise WorkbenchError(
+                    f"no cache at {self.path}: run `workbench sync` or `workbench sample` first"
+                )
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -210,7 +234,9 @@ class Store:
         has_tables = self.conn.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
         if current > 0 or has_tables:
             if current == 0:
-                raise WorkbenchError(f"{self.path} is a SQLite file but not a workbench cache; it was left untouched")
+                raise WorkbenchError(
+                    f"{self.path} is a SQLite file but not a workbench cache; it was left untouched"
+                )
             backup = self.path.with_name(f"{self.path.stem}.v{current}.{int(time.time())}.bak")
             self.conn.execute("VACUUM INTO ?", (str(backup),))
         for version in range(current + 1, SCHEMA_VERSION + 1):
@@ -273,7 +299,9 @@ class Store:
             pk = int(row["pk"])
             if row["full_name"].lower() != full_name.lower():
                 # The old name may linger as a separate clone-only entry; leave it, rename this one.
-                clash = c.execute("SELECT pk FROM repos WHERE full_name=? AND pk<>?", (full_name, pk)).fetchone()
+                clash = c.execute(
+                    "SELECT pk FROM repos WHERE full_name=? AND pk<>?", (full_name, pk)
+                ).fetchone()
                 if clash is None:
                     c.execute("UPDATE repos SET full_name=? WHERE pk=?", (full_name, pk))
             c.execute(
@@ -298,8 +326,11 @@ class Store:
         if row is None:
             return {}
         return {
-            "pk": row["pk"], "full_name": row["full_name"], "github_id": row["github_id"],
-            "watermark": row["watermark"], "cursor": json.loads(row["cursor_json"]) if row["cursor_json"] else None,
+            "pk": row["pk"],
+            "full_name": row["full_name"],
+            "github_id": row["github_id"],
+            "watermark": row["watermark"],
+            "cursor": json.loads(row["cursor_json"]) if row["cursor_json"] else None,
         }
 
     def set_watermark(self, repo_pk: int, watermark: str | None) -> None:
@@ -319,7 +350,9 @@ class Store:
 
     # ---- HTTP validators and sync runs ------------------------------------------------------------
     def validator(self, url: str) -> tuple[str | None, str | None]:
-        row = self.conn.execute("SELECT etag, last_modified FROM http_validators WHERE url=?", (url,)).fetchone()
+        row = self.conn.execute(
+            "SELECT etag, last_modified FROM http_validators WHERE url=?", (url,)
+        ).fetchone()
         return (row["etag"], row["last_modified"]) if row else (None, None)
 
     def set_validator(self, url: str, etag: str | None, last_modified: str | None) -> None:
@@ -338,20 +371,39 @@ class Store:
             )
             return int(cur.lastrowid)
 
-    def finish_run(self, run_id: int, status: str, *, rest_requests: int = 0, not_modified: int = 0,
-                   graphql_points: int = 0, prs_written: int = 0, errors: list[str] | None = None,
-                   note: str | None = None) -> None:
+    def finish_run(
+        self,
+        run_id: int,
+        status: str,
+        *,
+        rest_requests: int = 0,
+        not_modified: int = 0,
+        graphql_points: int = 0,
+        prs_written: int = 0,
+        errors: list[str] | None = None,
+        note: str | None = None,
+    ) -> None:
         with self.transaction() as c:
             c.execute(
                 "UPDATE sync_runs SET ended_at=?, status=?, rest_requests=?, not_modified=?, graphql_points=?, "
                 "prs_written=?, errors=?, note=? WHERE id=?",
-                (utcnow(), status, rest_requests, not_modified, graphql_points, prs_written,
-                 _dumps(errors or []), note, run_id),
+                (
+                    utcnow(),
+                    status,
+                    rest_requests,
+                    not_modified,
+                    graphql_points,
+                    prs_written,
+                    _dumps(errors or []),
+                    note,
+                    run_id,
+                ),
             )
 
     def sync_runs(self) -> pd.DataFrame:
         return pd.read_sql_query(
-            "SELECT s.*, r.full_name AS repo FROM sync_runs s LEFT JOIN repos r ON r.pk=s.repo_pk ORDER BY s.id", self.conn
+            "SELECT s.*, r.full_name AS repo FROM sync_runs s LEFT JOIN repos r ON r.pk=s.repo_pk ORDER BY s.id",
+            self.conn,
         )
 
     # ---- writing PRs --------------------------------------------------------------------------------
@@ -360,37 +412,66 @@ class Store:
         source are kept (a clone backfill never overwrites what the API said), and each field's
         source is recorded."""
         with self.transaction() as c:
-            old = c.execute("SELECT * FROM prs WHERE repo_pk=? AND number=?", (repo_pk, record.number)).fetchone()
+            old = c.execute(
+                "SELECT * FROM prs WHERE repo_pk=? AND number=?", (repo_pk, record.number)
+            ).fetchone()
             pr, field_sources, source = self._merge_pr(old, record)
             tp = parse_title(pr.get("title") or "")
             merged_at = iso_utc(pr.get("merged_at"))
             state = "merged" if merged_at or pr.get("merged") else (pr.get("state") or "open")
             files_key = self._files_key(pr, record)
-            extra = record.pr.get("_extra") or (json.loads(old["extra_json"]) if old and old["extra_json"] else None)
+            extra = record.pr.get("_extra") or (
+                json.loads(old["extra_json"]) if old and old["extra_json"] else None
+            )
             issue_comments_count = pr.get("comments")
             if issue_comments_count is None and (record.issue_comments or source != "facts"):
                 issue_comments_count = len(record.issue_comments)
             row = {
-                "repo_pk": repo_pk, "number": record.number, "github_id": pr.get("id"),
-                "title": pr.get("title"), "state": state, "draft": int(bool(pr.get("draft"))),
+                "repo_pk": repo_pk,
+                "number": record.number,
+                "github_id": pr.get("id"),
+                "title": pr.get("title"),
+                "state": state,
+                "draft": int(bool(pr.get("draft"))),
                 "author": _login(pr.get("user")),
-                "created_at": iso_utc(pr.get("created_at")), "updated_at": iso_utc(pr.get("updated_at")),
-                "merged_at": merged_at, "closed_at": iso_utc(pr.get("closed_at")),
-                "additions": pr.get("additions", sum(int(f.get("additions") or 0) for f in record.files) if record.files else None),
-                "deletions": pr.get("deletions", sum(int(f.get("deletions") or 0) for f in record.files) if record.files else None),
+                "created_at": iso_utc(pr.get("created_at")),
+                "updated_at": iso_utc(pr.get("updated_at")),
+                "merged_at": merged_at,
+                "closed_at": iso_utc(pr.get("closed_at")),
+                "additions": pr.get(
+                    "additions",
+                    sum(int(f.get("additions") or 0) for f in record.files) if record.files else None,
+                ),
+                "deletions": pr.get(
+                    "deletions",
+                    sum(int(f.get("deletions") or 0) for f in record.files) if record.files else None,
+                ),
                 "changed_files": pr.get("changed_files", len(record.files) if record.files else None),
                 "comments": issue_comments_count,
                 "review_comments": pr.get("review_comments", len(record.review_comments)),
-                "reviews": len(record.reviews) if record.reviews or source in ("api", "git+api", "sample") else None,
+                "reviews": len(record.reviews)
+                if record.reviews or source in ("api", "git+api", "sample")
+                else None,
                 "commits": pr.get("commits", len(record.commits) if record.commits else None),
-                "labels": _dumps([lb.get("name") if isinstance(lb, dict) else lb for lb in pr.get("labels") or []]),
-                "title_tags": ";".join(tp.tags), "kind": tp.kind, "breaking": int(tp.breaking), "revert": int(tp.revert),
-                "head_sha": (pr.get("head") or {}).get("sha"), "base_ref": (pr.get("base") or {}).get("ref"),
-                "merge_sha": pr.get("merge_commit_sha"), "files_key": files_key,
-                "source": source, "field_sources": _dumps(field_sources),
-                "files_truncated": int(record.files_truncated), "commits_truncated": int(record.commits_truncated),
+                "labels": _dumps(
+                    [lb.get("name") if isinstance(lb, dict) else lb for lb in pr.get("labels") or []]
+                ),
+                "title_tags": ";".join(tp.tags),
+                "kind": tp.kind,
+                "breaking": int(tp.breaking),
+                "revert": int(tp.revert),
+                "head_sha": (pr.get("head") or {}).get("sha"),
+                "base_ref": (pr.get("base") or {}).get("ref"),
+                "merge_sha": pr.get("merge_commit_sha"),
+                "files_key": files_key,
+                "source": source,
+                "field_sources": _dumps(field_sources),
+                "files_truncated": int(record.files_truncated),
+                "commits_truncated": int(record.commits_truncated),
                 "extra_json": _dumps(extra),
-                "list_json": _dumps(list_json) if list_json is not None else (old["list_json"] if old else None),
+                "list_json": _dumps(list_json)
+                if list_json is not None
+                else (old["list_json"] if old else None),
                 "detail_json": _dumps({k: v for k, v in pr.items() if k != "_extra"}),
                 "synced_at": utcnow(),
             }
@@ -414,7 +495,9 @@ class Store:
         new_source = record.source
         new_pr = dict(record.pr)
         if old is None:
-            fs = dict(record.field_sources) or {k: new_source for k, v in new_pr.items() if v is not None and k != "_extra"}
+            fs = dict(record.field_sources) or {
+                k: new_source for k, v in new_pr.items() if v is not None and k != "_extra"
+            }
             return new_pr, fs, new_source
         old_pr = json.loads(old["detail_json"] or "{}")
         old_fs = json.loads(old["field_sources"] or "{}")
@@ -445,40 +528,96 @@ class Store:
                 "previous_filename=excluded.previous_filename, patch=excluded.patch, patch_status=excluded.patch_status, "
                 "raw_json=excluded.raw_json",
                 [
-                    (repo_pk, n, files_key, i, f["filename"], f.get("status"), f.get("additions"), f.get("deletions"),
-                     f.get("changes"), f.get("previous_filename"), f.get("patch"),
-                     f.get("patch_status") or ("ok" if f.get("patch") else "none"),
-                     _dumps({k: v for k, v in f.items() if k != "patch"}))
+                    (
+                        repo_pk,
+                        n,
+                        files_key,
+                        i,
+                        f["filename"],
+                        f.get("status"),
+                        f.get("additions"),
+                        f.get("deletions"),
+                        f.get("changes"),
+                        f.get("previous_filename"),
+                        f.get("patch"),
+                        f.get("patch_status") or ("ok" if f.get("patch") else "none"),
+                        _dumps({k: v for k, v in f.items() if k != "patch"}),
+                    )
                     for i, f in enumerate(record.files)
                 ],
             )
         c.executemany(
             "INSERT INTO issue_comments(id, repo_pk, number, author, created_at, updated_at, body, raw_json) VALUES (?,?,?,?,?,?,?,?) "
             "ON CONFLICT(id) DO UPDATE SET author=excluded.author, updated_at=excluded.updated_at, body=excluded.body, raw_json=excluded.raw_json",
-            [(x["id"], repo_pk, n, _login(x.get("user")), iso_utc(x.get("created_at")), iso_utc(x.get("updated_at")),
-              x.get("body"), _dumps(x)) for x in record.issue_comments],
+            [
+                (
+                    x["id"],
+                    repo_pk,
+                    n,
+                    _login(x.get("user")),
+                    iso_utc(x.get("created_at")),
+                    iso_utc(x.get("updated_at")),
+                    x.get("body"),
+                    _dumps(x),
+                )
+                for x in record.issue_comments
+            ],
         )
         c.executemany(
             "INSERT INTO reviews(id, repo_pk, number, author, state, submitted_at, body, commit_id, raw_json) VALUES (?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(id) DO UPDATE SET state=excluded.state, submitted_at=excluded.submitted_at, body=excluded.body, raw_json=excluded.raw_json",
-            [(x["id"], repo_pk, n, _login(x.get("user")), x.get("state"), iso_utc(x.get("submitted_at")), x.get("body"),
-              x.get("commit_id"), _dumps(x)) for x in record.reviews],
+            [
+                (
+                    x["id"],
+                    repo_pk,
+                    n,
+                    _login(x.get("user")),
+                    x.get("state"),
+                    iso_utc(x.get("submitted_at")),
+                    x.get("body"),
+                    x.get("commit_id"),
+                    _dumps(x),
+                )
+                for x in record.reviews
+            ],
         )
         c.executemany(
             "INSERT INTO review_comments(id, repo_pk, number, author, path, line, in_reply_to_id, created_at, body, thread_resolved, raw_json) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET body=excluded.body, line=excluded.line, "
             "thread_resolved=coalesce(excluded.thread_resolved, review_comments.thread_resolved), raw_json=excluded.raw_json",
-            [(x["id"], repo_pk, n, _login(x.get("user")), x.get("path"), x.get("line"), x.get("in_reply_to_id"),
-              iso_utc(x.get("created_at")), x.get("body"),
-              None if x.get("thread_resolved") is None else int(bool(x.get("thread_resolved"))), _dumps(x))
-             for x in record.review_comments],
+            [
+                (
+                    x["id"],
+                    repo_pk,
+                    n,
+                    _login(x.get("user")),
+                    x.get("path"),
+                    x.get("line"),
+                    x.get("in_reply_to_id"),
+                    iso_utc(x.get("created_at")),
+                    x.get("body"),
+                    None if x.get("thread_resolved") is None else int(bool(x.get("thread_resolved"))),
+                    _dumps(x),
+                )
+                for x in record.review_comments
+            ],
         )
         c.executemany(
             "INSERT INTO commits(repo_pk, number, sha, position, author, authored_at, message, raw_json) VALUES (?,?,?,?,?,?,?,?) "
             "ON CONFLICT(repo_pk, number, sha) DO UPDATE SET position=excluded.position, raw_json=excluded.raw_json",
-            [(repo_pk, n, x["sha"], i, _login(x.get("author")) or ((x.get("commit") or {}).get("author") or {}).get("name"),
-              iso_utc(((x.get("commit") or {}).get("author") or {}).get("date")), (x.get("commit") or {}).get("message"),
-              _dumps(x)) for i, x in enumerate(record.commits)],
+            [
+                (
+                    repo_pk,
+                    n,
+                    x["sha"],
+                    i,
+                    _login(x.get("author")) or ((x.get("commit") or {}).get("author") or {}).get("name"),
+                    iso_utc(((x.get("commit") or {}).get("author") or {}).get("date")),
+                    (x.get("commit") or {}).get("message"),
+                    _dumps(x),
+                )
+                for i, x in enumerate(record.commits)
+            ],
         )
 
     def write_prs(self, repo_pk: int, records: Iterable[PRRecord]) -> int:
@@ -495,9 +634,18 @@ class Store:
             c.execute("UPDATE prs SET deleted_at=? WHERE repo_pk=? AND number=?", (utcnow(), repo_pk, number))
 
     # ---- reading ------------------------------------------------------------------------------------
-    def prs(self, repo: str | None = None, *, state: str | None = None, numbers: Iterable[int] | None = None,
-            since: str | None = None, merged_since: str | None = None, source: str | None = None,
-            author: str | None = None, limit: int | None = None) -> pd.DataFrame:
+    def prs(
+        self,
+        repo: str | None = None,
+        *,
+        state: str | None = None,
+        numbers: Iterable[int] | None = None,
+        since: str | None = None,
+        merged_since: str | None = None,
+        source: str | None = None,
+        author: str | None = None,
+        limit: int | None = None,
+    ) -> pd.DataFrame:
         """One row per PR. `since` filters on updated_at (or merged_at when unknown); `state` is
         open | closed | merged | all (closed means closed without merging)."""
         where, args = ["p.deleted_at IS NULL"], []
@@ -538,7 +686,9 @@ class Store:
         pk = self._require_repo(repo)
         row = self.conn.execute("SELECT * FROM prs WHERE repo_pk=? AND number=?", (pk, number)).fetchone()
         if row is None:
-            raise WorkbenchError(f"{repo}#{number} is not in the cache: sync it with `workbench sync {repo} --number {number}`")
+            raise WorkbenchError(
+                f"{repo}#{number} is not in the cache: sync it with `workbench sync {repo} --number {number}`"
+            )
         full_name = self.conn.execute("SELECT full_name FROM repos WHERE pk=?", (pk,)).fetchone()[0]
         pr = json.loads(row["detail_json"] or "{}")
         if row["extra_json"]:
@@ -546,17 +696,42 @@ class Store:
         files = self._files(pk, number, row["files_key"])
         q = self.conn.execute
         return PRRecord(
-            repo=full_name, number=number, pr=pr, files=files,
-            issue_comments=[json.loads(r[0]) for r in q(
-                "SELECT raw_json FROM issue_comments WHERE repo_pk=? AND number=? AND deleted_at IS NULL ORDER BY created_at, id", (pk, number))],
-            reviews=[json.loads(r[0]) for r in q(
-                "SELECT raw_json FROM reviews WHERE repo_pk=? AND number=? ORDER BY submitted_at, id", (pk, number))],
-            review_comments=[self._review_comment(r) for r in q(
-                "SELECT raw_json, thread_resolved FROM review_comments WHERE repo_pk=? AND number=? ORDER BY created_at, id", (pk, number))],
-            commits=[json.loads(r[0]) for r in q(
-                "SELECT raw_json FROM commits WHERE repo_pk=? AND number=? ORDER BY position", (pk, number))],
-            source=row["source"], field_sources=json.loads(row["field_sources"] or "{}"),
-            files_truncated=bool(row["files_truncated"]), commits_truncated=bool(row["commits_truncated"]),
+            repo=full_name,
+            number=number,
+            pr=pr,
+            files=files,
+            issue_comments=[
+                json.loads(r[0])
+                for r in q(
+                    "SELECT raw_json FROM issue_comments WHERE repo_pk=? AND number=? AND deleted_at IS NULL ORDER BY created_at, id",
+                    (pk, number),
+                )
+            ],
+            reviews=[
+                json.loads(r[0])
+                for r in q(
+                    "SELECT raw_json FROM reviews WHERE repo_pk=? AND number=? ORDER BY submitted_at, id",
+                    (pk, number),
+                )
+            ],
+            review_comments=[
+                self._review_comment(r)
+                for r in q(
+                    "SELECT raw_json, thread_resolved FROM review_comments WHERE repo_pk=? AND number=? ORDER BY created_at, id",
+                    (pk, number),
+                )
+            ],
+            commits=[
+                json.loads(r[0])
+                for r in q(
+                    "SELECT raw_json FROM commits WHERE repo_pk=? AND number=? ORDER BY position",
+                    (pk, number),
+                )
+            ],
+            source=row["source"],
+            field_sources=json.loads(row["field_sources"] or "{}"),
+            files_truncated=bool(row["files_truncated"]),
+            commits_truncated=bool(row["commits_truncated"]),
         )
 
     @staticmethod
@@ -571,7 +746,8 @@ class Store:
         rows = self.conn.execute(q, (pk, number, files_key)).fetchall()
         if not rows:  # e.g. API metadata arrived but its files did not: show what a clone gave
             latest = self.conn.execute(
-                "SELECT files_key FROM pr_files WHERE repo_pk=? AND number=? ORDER BY rowid DESC LIMIT 1", (pk, number)
+                "SELECT files_key FROM pr_files WHERE repo_pk=? AND number=? ORDER BY rowid DESC LIMIT 1",
+                (pk, number),
             ).fetchone()
             rows = self.conn.execute(q, (pk, number, latest[0])).fetchall() if latest else []
         out = []
@@ -592,26 +768,51 @@ class Store:
         pk = self.repo_pk(repo)
         if pk is None:
             return {}
-        return {int(r[0]): (r[1] or "", r[2] or "") for r in self.conn.execute(
-            "SELECT number, title, state FROM prs WHERE repo_pk=? AND deleted_at IS NULL", (pk,))}
+        return {
+            int(r[0]): (r[1] or "", r[2] or "")
+            for r in self.conn.execute(
+                "SELECT number, title, state FROM prs WHERE repo_pk=? AND deleted_at IS NULL", (pk,)
+            )
+        }
 
     def has_pr(self, repo_pk: int, number: int) -> bool:
-        return self.conn.execute("SELECT 1 FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)).fetchone() is not None
+        return (
+            self.conn.execute("SELECT 1 FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)).fetchone()
+            is not None
+        )
 
     def pr_updated_at(self, repo_pk: int, number: int) -> str | None:
-        row = self.conn.execute("SELECT updated_at, source FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)).fetchone()
+        row = self.conn.execute(
+            "SELECT updated_at, source FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)
+        ).fetchone()
         return row["updated_at"] if row and "api" in row["source"] else None
 
     # ---- briefs ---------------------------------------------------------------------------------------
-    def save_brief(self, repo: str, number: int, text: str, *, source: str, base_version: int | None,
-                   brief: dict | None = None, lang: str | None = None, is_final: bool = False,
-                   meta: dict | None = None, force: bool = False) -> int:
+    def save_brief(
+        self,
+        repo: str,
+        number: int,
+        text: str,
+        *,
+        source: str,
+        base_version: int | None,
+        brief: dict | None = None,
+        lang: str | None = None,
+        is_final: bool = False,
+        meta: dict | None = None,
+        force: bool = False,
+    ) -> int:
         """Append a version. `base_version` is the version the text was edited from (None: new).
         A stale base is refused (StaleEditError) after keeping the text as a 'conflict' version,
         so no words are lost on either side."""
         pk = self._require_repo(repo)
         with self.transaction() as c:
-            latest = c.execute("SELECT max(version) FROM briefs WHERE repo_pk=? AND number=?", (pk, number)).fetchone()[0] or 0
+            latest = (
+                c.execute(
+                    "SELECT max(version) FROM briefs WHERE repo_pk=? AND number=?", (pk, number)
+                ).fetchone()[0]
+                or 0
+            )
             stale = not force and latest and base_version != latest
             version = latest + 1
             meta = dict(meta or {})
@@ -621,8 +822,18 @@ class Store:
             c.execute(
                 "INSERT INTO briefs(repo_pk, number, version, text, brief_json, source, lang, is_final, created_at, meta_json) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (pk, number, version, text, _dumps(brief), "conflict" if stale else source, lang,
-                 int(is_final and not stale), utcnow(), _dumps(meta)),
+                (
+                    pk,
+                    number,
+                    version,
+                    text,
+                    _dumps(brief),
+                    "conflict" if stale else source,
+                    lang,
+                    int(is_final and not stale),
+                    utcnow(),
+                    _dumps(meta),
+                ),
             )
         if stale:
             raise StaleEditError(repo, number, base_version, latest)
@@ -632,7 +843,9 @@ class Store:
         pk = self.repo_pk(repo)
         if pk is None:
             return []
-        rows = self.conn.execute("SELECT * FROM briefs WHERE repo_pk=? AND number=? ORDER BY version", (pk, number)).fetchall()
+        rows = self.conn.execute(
+            "SELECT * FROM briefs WHERE repo_pk=? AND number=? ORDER BY version", (pk, number)
+        ).fetchall()
         return [self._brief_row(repo, r) for r in rows]
 
     def latest_brief(self, repo: str, number: int) -> BriefVersion | None:
@@ -642,12 +855,15 @@ class Store:
             return None
         r = self.conn.execute(
             "SELECT * FROM briefs WHERE repo_pk=? AND number=? AND source<>'conflict' ORDER BY version DESC LIMIT 1",
-            (pk, number)).fetchone()
+            (pk, number),
+        ).fetchone()
         return self._brief_row(repo, r) if r else None
 
     def latest_version(self, repo: str, number: int) -> int:
         pk = self._require_repo(repo)
-        return self.conn.execute("SELECT coalesce(max(version),0) FROM briefs WHERE repo_pk=? AND number=?", (pk, number)).fetchone()[0]
+        return self.conn.execute(
+            "SELECT coalesce(max(version),0) FROM briefs WHERE repo_pk=? AND number=?", (pk, number)
+        ).fetchone()[0]
 
     def briefs(self, repo: str | None = None) -> pd.DataFrame:
         """Latest brief per PR: repo, number, version, source, is_final, human_edited, created_at."""
@@ -656,15 +872,24 @@ class Store:
             "SELECT r.full_name AS repo, b.number, max(b.version) AS version, "
             "max(CASE WHEN b.source='human' THEN 1 ELSE 0 END) AS human_edited, max(b.is_final) AS is_final, "
             "max(b.created_at) AS created_at FROM briefs b JOIN repos r ON r.pk=b.repo_pk "
-            f"{where} GROUP BY b.repo_pk, b.number", self.conn, params=[repo] if repo else [],
+            f"{where} GROUP BY b.repo_pk, b.number",
+            self.conn,
+            params=[repo] if repo else [],
         )
 
     @staticmethod
     def _brief_row(repo: str, r: sqlite3.Row) -> BriefVersion:
         return BriefVersion(
-            repo=repo, number=r["number"], version=r["version"], text=r["text"], source=r["source"], lang=r["lang"],
-            is_final=bool(r["is_final"]), created_at=r["created_at"],
-            brief=json.loads(r["brief_json"]) if r["brief_json"] else None, meta=json.loads(r["meta_json"] or "{}"),
+            repo=repo,
+            number=r["number"],
+            version=r["version"],
+            text=r["text"],
+            source=r["source"],
+            lang=r["lang"],
+            is_final=bool(r["is_final"]),
+            created_at=r["created_at"],
+            brief=json.loads(r["brief_json"]) if r["brief_json"] else None,
+            meta=json.loads(r["meta_json"] or "{}"),
         )
 
 

@@ -9,7 +9,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-KINDS = ("feat", "fix", "refactor", "chore", "test", "doc", "docs", "ci", "perf", "misc", "build", "style", "revert")
+KINDS = (
+    "feat",
+    "fix",
+    "refactor",
+    "chore",
+    "test",
+    "doc",
+    "docs",
+    "ci",
+    "perf",
+    "misc",
+    "build",
+    "style",
+    "revert",
+)
 _BRACKETS = re.compile(r"^\s*((?:\[[^\]]*\]\s*)+)")
 _CONVENTIONAL = re.compile(r"^\s*(?P<kind>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?\s*:\s*")
 _REVERT = re.compile(r"^\s*(revert\b|\[revert\])", re.IGNORECASE)
@@ -40,7 +54,7 @@ def parse_title(title: str) -> TitleParts:
                     breaking = True
                 else:
                     tags.append(tag)
-        rest = rest[m.end():]
+        rest = rest[m.end() :]
     kind = None
     c = _CONVENTIONAL.match(rest)
     if c and c.group("kind").lower() in KINDS:
@@ -49,7 +63,7 @@ def parse_title(title: str) -> TitleParts:
         if c.group("scope"):
             tags.extend(t.strip().lower() for t in re.split(r"[,;/]", c.group("scope")) if t.strip())
         breaking = breaking or bool(c.group("bang"))
-        rest = rest[c.end():]
+        rest = rest[c.end() :]
     revert = bool(_REVERT.match(title)) or kind == "revert" or "revert" in tags
     seen: set[str] = set()
     uniq = [t for t in tags if not (t in seen or seen.add(t))]
