@@ -62,15 +62,12 @@ class Analysis:
     cross_refs: list[CrossRef] = field(default_factory=list)
     areas: list[str] = field(default_factory=list)
     roles: dict[str, int] = field(default_factory=dict)  # role -> changed lines
-    description: dict[str, Any] = field(
-        default_factory=dict
-    )  # stripped text, root cause, test plan, numbers, follow-ups
-    discussion: dict[str, Any] = field(
-        default_factory=dict
-    )  # changes requested, unresolved threads, reviewers, promises
-    truncated: list[str] = field(
-        default_factory=list
-    )  # what the data lacks: "files past 3,000", "3 patches omitted"
+    # stripped text, root cause, test plan, numbers, follow-ups
+    description: dict[str, Any] = field(default_factory=dict)
+    # changes requested, unresolved threads, reviewers, promises
+    discussion: dict[str, Any] = field(default_factory=dict)
+    # what the data lacks: "files past 3,000", "3 patches omitted"
+    truncated: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
