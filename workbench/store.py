@@ -775,6 +775,43 @@ class Store:
             )
         }
 
+    # Flat reads for trend charts: one query each, no raw JSON decoded (a record per PR is ~100x slower).
+    def reviews_frame(self, repo: str) -> pd.DataFrame:
+        """One row per review: repo, number, author, state, submitted_at (UTC), commit_id."""
+        pk = self._require_repo(repo)
+        df = pd.read_sql_query(
+            "SELECT ? AS repo, v.number, v.author, v.state, v.submitted_at, v.commit_id FROM reviews v "
+            "JOIN prs p ON p.repo_pk=v.repo_pk AND p.number=v.number AND p.deleted_at IS NULL "
+            "WHERE v.repo_pk=? ORDER BY v.number, v.submitted_at, v.id", self.conn, params=[repo, pk])
+        df["submitted_at"] = pd.to_datetime(df["submitted_at"], utc=True, format="ISO8601")
+        return df
+
+    def comments_frame(self, repo: str) -> pd.DataFrame:
+        """One row per issue comment or review comment: repo, number, author, created_at (UTC), kind."""
+        pk = self._require_repo(repo)
+        df = pd.read_sql_query(
+            "SELECT ? AS repo, c.number, c.author, c.created_at, c.kind FROM ("
+            " SELECT number, author, created_at, 'issue' AS kind, repo_pk FROM issue_comments WHERE deleted_at IS NULL"
+            " UNION ALL SELECT number, author, created_at, 'review' AS kind, repo_pk FROM review_comments) c "
+            "JOIN prs p ON p.repo_pk=c.repo_pk AND p.number=c.number AND p.deleted_at IS NULL "
+            "WHERE c.repo_pk=? ORDER BY c.number, c.created_at", self.conn, params=[repo, pk])
+        df["created_at"] = pd.to_datetime(df["created_at"], utc=True, format="ISO8601")
+        return df
+
+    def files_frame(self, repo: str) -> pd.DataFrame:
+        """One row per file in each PR's current file set: repo, number, filename, additions, deletions.
+        Like `pr()`, falls back to the newest file set when the current key has none."""
+        pk = self._require_repo(repo)
+        return pd.read_sql_query(
+            "SELECT ? AS repo, f.number, f.filename, f.additions, f.deletions FROM pr_files f "
+            "JOIN prs p ON p.repo_pk=f.repo_pk AND p.number=f.number AND p.deleted_at IS NULL "
+            "WHERE f.repo_pk=? AND f.files_key=coalesce("
+            " (SELECT p.files_key WHERE EXISTS (SELECT 1 FROM pr_files g WHERE g.repo_pk=p.repo_pk"
+            "  AND g.number=p.number AND g.files_key=p.files_key)),"
+            " (SELECT g.files_key FROM pr_files g WHERE g.repo_pk=p.repo_pk AND g.number=p.number"
+            "  ORDER BY g.rowid DESC LIMIT 1)) "
+            "ORDER BY f.number, f.position", self.conn, params=[repo, pk])
+
     def has_pr(self, repo_pk: int, number: int) -> bool:
         return (
             self.conn.execute("SELECT 1 FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)).fetchone()
