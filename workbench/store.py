@@ -424,7 +424,7 @@ class Store:
                 json.loads(old["extra_json"]) if old and old["extra_json"] else None
             )
             issue_comments_count = pr.get("comments")
-            if issue_comments_count is None and (record.issue_comments or source != "facts"):
+            if issue_comments_count is None and (record.issue_comments or source not in ("facts", "git")):
                 issue_comments_count = len(record.issue_comments)
             row = {
                 "repo_pk": repo_pk,
@@ -475,6 +475,11 @@ class Store:
                 "detail_json": _dumps({k: v for k, v in pr.items() if k != "_extra"}),
                 "synced_at": utcnow(),
             }
+            if source == "facts" and isinstance(extra, dict):
+                # A facts-only title is synthesised; the facts' own tags/kind/flags are the truth.
+                for col in ("title_tags", "kind", "breaking", "revert"):
+                    if col in extra:
+                        row[col] = extra[col]
             cols = ",".join(row)
             c.execute(
                 f"INSERT INTO prs({cols}) VALUES ({','.join('?' * len(row))}) ON CONFLICT(repo_pk, number) DO UPDATE SET "
