@@ -1,0 +1,177 @@
+"""Store-side benchmarks, measured side by side in one run.
+
+(a) Clone backfill of a 3,000-commit squash-style history vs plain `git log -p` on the same clone
+    (goal: ours <= 3x). The history is generated with `git fast-import` in a few seconds.
+(b) Loading the 3,000-PR DataFrame from the cache (`store.prs(repo)`) vs `pandas.read_csv` of the
+    same rows and columns (goal: ours <= 3x).
+
+Run: python benchmarks/bench_store.py
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import pandas as pd  # noqa: E402
+
+from workbench.records import PRRecord  # noqa: E402
+from workbench.sources.git import backfill  # noqa: E402
+from workbench.store import Store  # noqa: E402
+
+N_COMMITS = 3000
+N_PRS = 3000
+AREAS = ["rollout", "trainer", "vllm", "sglang", "fsdp", "megatron", "ci", "doc", "recipe", "misc"]
+KINDS = ["fix", "feat", "refactor", "chore", "perf"]
+
+
+def _module(i: int, rng: random.Random) -> list[str]:
+    lines = [f'"""Module {i}."""', "", "import math", ""]
+    for j in range(12):
+        lines += ["", f"def func_{i}_{j}(x, y={j}):", f"    total = x * {rng.randint(1, 99)} + y"]
+        lines += [f"    total += math.sqrt(abs(x) + {k})" for k in range(6)]
+        lines += ["    return total"]
+    return lines
+
+
+def build_history(path: Path, n: int = N_COMMITS, seed: int = 7) -> None:
+    """A squash-style first-parent history: each commit 'title (#N)' touches 1-4 files."""
+    rng = random.Random(seed)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    files = {f"pkg/mod_{i:03d}.py": _module(i, rng) for i in range(60)}
+    out: list[bytes] = []
+
+    def blob(data: bytes) -> None:
+        out.append(b"data %d\n" % len(data))
+        out.append(data)
+        out.append(b"\n")
+
+    t = 1_760_000_000
+    for c in range(1, n + 1):
+        t += rng.randint(600, 4000)
+        tags = ", ".join(rng.sample(AREAS, rng.randint(1, 2)))
+        msg = f"[{tags}] {rng.choice(KINDS)}: change number {c} (#{c})\n\n### What does this PR do?\n\nChange {c}.\n"
+        out.append(b"commit refs/heads/main\n")
+        out.append(b"mark :%d\n" % c)
+        ident = f"dev{c % 40} <{1000 + c % 40}+dev{c % 40}@users.noreply.github.com> {t} +0000\n".encode()
+        out.append(b"author " + ident)
+        out.append(b"committer " + ident)
+        blob(msg.encode())
+        if c > 1:
+            out.append(b"from :%d\n" % (c - 1))
+        for name in rng.sample(sorted(files), rng.randint(1, 4)):
+            lines = files[name]
+            for _ in range(rng.randint(1, 6)):
+                k = rng.randrange(4, len(lines))
+                if rng.random() < 0.3:
+                    lines.insert(k, f"    # note {c}: keep x finite")
+                else:
+                    lines[k] = lines[k].replace("+ y", f"+ y * {rng.randint(2, 9)}", 1) + f"  # c{c}"
+            out.append(f"M 100644 inline {name}\n".encode())
+            blob(("\n".join(lines) + "\n").encode())
+        if c % 100 == 0:
+            name = f"pkg/new_{c}.py"
+            files[name] = _module(c, rng)
+            out.append(f"M 100644 inline {name}\n".encode())
+            blob(("\n".join(files[name]) + "\n").encode())
+        out.append(b"\n")
+    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet"], input=b"".join(out), check=True)
+    subprocess.run(["git", "-C", str(path), "reset", "-q", "--hard", "main"], check=True)
+
+
+def _best(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bench_backfill(tmp: Path) -> dict:
+    clone = tmp / "history"
+    t0 = time.perf_counter()
+    build_history(clone)
+    built = time.perf_counter() - t0
+
+    def git_log() -> None:
+        subprocess.run(["git", "-C", str(clone), "log", "-p", "HEAD"], stdout=subprocess.DEVNULL, check=True)
+
+    runs = iter(range(100))
+
+    def ours() -> None:
+        with Store(tmp / f"cache{next(runs)}") as store:  # a fresh cache each time: a first backfill
+            r = backfill(store, "bench/history", clone, progress=False)
+            assert r.prs_written == N_COMMITS, r.summary()
+
+    git_log()  # warm the page cache for both sides
+    base = _best(git_log)
+    mine = _best(ours)
+    ratio = mine / base
+    print(f"(history of {N_COMMITS} commits built with git fast-import in {built:.1f}s)")
+    print(f"clone backfill 3000 commits: ours {mine * 1000:.0f} ms vs baseline git log -p {base * 1000:.0f} ms "
+          f"-> ratio {ratio:.2f} (goal <= 3)")  # fmt: skip
+    return {"ours_ms": mine * 1000, "baseline_ms": base * 1000, "ratio": ratio, "goal": 3.0}
+
+
+def _facts_records(n: int) -> list[PRRecord]:
+    rng = random.Random(3)
+    out = []
+    for i in range(1, n + 1):
+        tags = ", ".join(rng.sample(AREAS, rng.randint(1, 2)))
+        day = 1 + i % 28
+        pr = {
+            "number": i, "title": f"[{tags}] {rng.choice(KINDS)}: change {i}", "state": "closed",
+            "user": {"login": f"dev{i % 50}"}, "created_at": f"2025-{1 + i % 12:02d}-{day:02d}T08:00:00Z",
+            "updated_at": f"2025-{1 + i % 12:02d}-{day:02d}T12:00:00Z",
+            "merged_at": f"2025-{1 + i % 12:02d}-{day:02d}T11:00:00Z", "closed_at": f"2025-{1 + i % 12:02d}-{day:02d}T11:00:00Z",
+            "additions": rng.randint(1, 900), "deletions": rng.randint(0, 400), "changed_files": rng.randint(1, 30),
+            "comments": rng.randint(0, 9), "review_comments": rng.randint(0, 12), "commits": rng.randint(1, 8),
+            "labels": [], "merge_commit_sha": f"{i:040x}",
+        }  # fmt: skip
+        out.append(PRRecord(repo="bench/prs", number=i, pr=pr, source="api"))
+    return out
+
+
+def bench_dataframe(tmp: Path) -> dict:
+    with Store(tmp / "df-cache") as store:
+        pk = store.upsert_repo("bench/prs")
+        store.write_prs(pk, _facts_records(N_PRS))
+        df = store.prs("bench/prs")
+        assert len(df) == N_PRS
+        csv = tmp / "prs.csv"
+        df.to_csv(csv, index=False)
+        time_cols = ["created_at", "updated_at", "merged_at", "closed_at"]
+
+        def baseline() -> None:
+            pd.read_csv(csv, parse_dates=time_cols)
+
+        def ours() -> None:
+            store.prs("bench/prs")
+
+        baseline()
+        ours()
+        base = _best(baseline, 5)
+        mine = _best(ours, 5)
+    ratio = mine / base
+    print(f"load 3000-PR DataFrame: ours {mine * 1000:.1f} ms vs baseline pandas.read_csv {base * 1000:.1f} ms "
+          f"-> ratio {ratio:.2f} (goal <= 3)")  # fmt: skip
+    return {"ours_ms": mine * 1000, "baseline_ms": base * 1000, "ratio": ratio, "goal": 3.0}
+
+
+def main() -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-store-") as d:
+        tmp = Path(d)
+        os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+        return {"clone_backfill": bench_backfill(tmp), "dataframe_load": bench_dataframe(tmp)}
+
+
+if __name__ == "__main__":
+    main()
