@@ -1,0 +1,26 @@
+"""Trends: where a repository is moving. Frames (pure pandas), figures (plotly), and a loader
+that reads the cache. The notebook, the HTML report and the widgets app all go through here."""
+
+from .frames import (
+    DEFAULT_BOTS,
+    SIZE_LABELS,
+    TrendData,
+    build_trend_data,
+    complete_weeks,
+    parse_since,
+    size_bucket,
+    summary,
+)
+from .load import load_trend_data
+
+__all__ = [
+    "DEFAULT_BOTS",
+    "SIZE_LABELS",
+    "TrendData",
+    "build_trend_data",
+    "complete_weeks",
+    "load_trend_data",
+    "parse_since",
+    "size_bucket",
+    "summary",
+]
