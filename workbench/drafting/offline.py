@@ -1,0 +1,281 @@
+"""The offline drafter: a complete brief from the heuristics and the PR's own text, no network.
+
+Deterministic (same record and analysis, same brief) and marked as a draft. It cannot rewrite the
+headline the way a person would, so it restates the title's subject with its kind and scope; the
+rest quotes the author (root cause, numbers, follow-ups), names the key files and symbols the
+heuristics picked, and lists what the data says is open. A reviewer edits it rather than writes it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..analysis import Analysis
+from ..brief import Brief, check_lang
+from ..records import PRRecord
+from ..titles import parse_title
+
+KIND_WORDS = {
+    "zh": {
+        "feat": "新增",
+        "fix": "修复",
+        "refactor": "重构",
+        "perf": "性能优化",
+        "doc": "文档",
+        "ci": "CI",
+        "test": "测试",
+        "chore": "维护",
+        "build": "构建",
+        "revert": "回滚",
+        "misc": "杂项",
+        "style": "格式",
+    },
+    "en": {
+        "feat": "Add",
+        "fix": "Fix",
+        "refactor": "Refactor",
+        "perf": "Speed up",
+        "doc": "Docs",
+        "ci": "CI",
+        "test": "Tests",
+        "chore": "Chore",
+        "build": "Build",
+        "revert": "Revert",
+        "misc": "Misc",
+        "style": "Style",
+    },
+}
+AUDIENCE_ZH = {
+    "CI maintainers": "CI 维护者",
+    "docs maintainers": "文档维护者",
+    "build maintainers": "构建维护者",
+    "test maintainers": "测试维护者",
+    "everyone": "所有人",
+}
+STATE_ZH = {"merged": "已合并", "open": "未合并", "closed": "已关闭（未合并）"}
+RELATION_ZH = {"fixes": "修复的问题", "follow-up": "前序/后续", "mentions": "提及", "revert": "回滚"}
+
+
+def _first(v: Any) -> str | None:
+    if isinstance(v, list | tuple):
+        return str(v[0]).strip() if v else None
+    return str(v).strip() if v else None
+
+
+def _items(v: Any) -> list[str]:
+    if isinstance(v, list | tuple):
+        return [str(x).strip() for x in v if str(x).strip()]
+    return [str(v).strip()] if v else []
+
+
+def _one_line(s: str, n: int = 200) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1].rstrip() + "…"
+
+
+def _code(name: str) -> str:
+    return f"`{name.replace('`', '')}`"
+
+
+def headline(record: PRRecord, lang: str) -> str:
+    parts = parse_title(record.title)
+    subject = (parts.subject or record.title or f"#{record.number}").strip().rstrip("。.")
+    kind = KIND_WORDS[lang].get(parts.kind or "", "")
+    tags = ", ".join(parts.tags[:3])
+    if lang == "zh":
+        text = f"{kind}：{subject}" if kind else subject
+        return f"{text}（{tags}）" if tags else text
+    if subject[:1].islower():
+        subject = subject[:1].upper() + subject[1:]
+    text = f"{kind}: {subject}" if kind else subject
+    return f"{text} ({tags})" if tags else text
+
+
+def _audience(analysis: Analysis | None, lang: str) -> str | None:
+    aud = analysis.audience if analysis else None
+    if aud and lang == "zh":
+        return AUDIENCE_ZH.get(aud, aud)
+    return aud
+
+
+def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
+    d = a.description if a else {}
+    areas = ", ".join(a.areas[:3]) if a and a.areas else ""
+    n = len(record.files)
+    size = f"+{record.additions}/−{record.deletions}"
+    cause, numbers = _first(d.get("root_cause")), _first(d.get("numbers"))
+    if lang == "zh":
+        out = f"本 PR 改动 {n} 个文件（{size}）" + (f"，集中在 {areas}" if areas else "") + "。"
+        if a and a.deciding:
+            out += f"判断依据：{'；'.join(a.deciding[:3])}。"
+        if cause:
+            out += f"作者给出的根因：「{_one_line(cause)}」"
+        if numbers and numbers != cause:
+            out += f"作者给出的数据：「{_one_line(numbers)}」"
+        if not cause and not numbers and d.get("empty"):
+            out += "PR 描述为空或只有模板，需要从代码读出意图。"
+        return out
+    out = f"Changes {n} files ({size})" + (f", mostly in {areas}" if areas else "") + "."
+    if a and a.deciding:
+        out += f" Deciding signals: {'; '.join(a.deciding[:3])}."
+    if cause:
+        out += f' Root cause as the author puts it: "{_one_line(cause)}"'
+    if numbers and numbers != cause:
+        out += f' Numbers given: "{_one_line(numbers)}"'
+    if not cause and not numbers and d.get("empty"):
+        out += " The description is empty or template only: read the intent from the code."
+    return out
+
+
+def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
+    out: list[str] = []
+    for k in (a.key_files if a else [])[:3]:
+        syms = (
+            "、".join(_code(s) for s in k.symbols[:4])
+            if lang == "zh"
+            else ", ".join(_code(s) for s in k.symbols[:4])
+        )
+        if lang == "zh":
+            item = (
+                f"{_code(k.filename)}（{k.role}，+{k.additions}/−{k.deletions}）：{_one_line(k.reason, 160)}"
+            )
+            item += f"；重点看 {syms}。" if syms else "。"
+        else:
+            item = (
+                f"{_code(k.filename)} ({k.role}, +{k.additions}/−{k.deletions}): {_one_line(k.reason, 160)}"
+            )
+            item += f"; look at {syms}." if syms else "."
+        out.append(item)
+    d = a.description if a else {}
+    test_plan = _first(d.get("test_plan"))
+    if len(out) < 4 and test_plan:
+        out.append(
+            f"测试方案：「{_one_line(test_plan)}」——核对它是否覆盖了改动的失败路径。"
+            if lang == "zh"
+            else f'Test plan: "{_one_line(test_plan)}" — check it covers the failure paths the change touches.'
+        )
+    if len(out) < 2 and a:
+        for s in a.signals:
+            if s.weight > 0 and s.evidence:
+                ev = s.evidence[0]
+                where = f"{_code(ev.file)}" + (f":{ev.line}" if ev.line else "") if ev.file else ""
+                out.append(
+                    (
+                        f"{s.label}：{where} {_one_line(ev.text, 120)}"
+                        if lang == "zh"
+                        else f"{s.label}: {where} {_one_line(ev.text, 120)}"
+                    ).replace("  ", " ")
+                )
+            if len(out) >= 2:
+                break
+    if len(out) < 2:
+        files = [f.get("filename") or "" for f in record.files[:3]]
+        names = (
+            "、".join(_code(f) for f in files if f)
+            if lang == "zh"
+            else ", ".join(_code(f) for f in files if f)
+        )
+        out.append(
+            f"逐个浏览改动文件 {names}，确认改动意图与描述一致。"
+            if lang == "zh"
+            else f"Walk through the changed files {names} and check the change matches the description."
+        )
+    return out[:4]
+
+
+def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
+    zh = lang == "zh"
+    out = list(_items(a.open_items if a else []))
+    d = a.description if a else {}
+    disc = a.discussion if a else {}
+    for who in _items(disc.get("changes_requested_outstanding")):
+        out.append(
+            f"@{who} 要求的修改仍未确认处理。" if zh else f"@{who}'s requested changes are still outstanding."
+        )
+    for t in _items(disc.get("unresolved"))[:2]:
+        out.append(
+            f"未解决的评审讨论：{_one_line(t, 160)}"
+            if zh
+            else f"Unresolved review thread: {_one_line(t, 160)}"
+        )
+    for t in _items(d.get("followups"))[:2]:
+        out.append(
+            f"作者注明的遗留：「{_one_line(t, 160)}」"
+            if zh
+            else f'Left for later by the author: "{_one_line(t, 160)}"'
+        )
+    for t in (a.truncated if a else [])[:2]:
+        out.append(f"数据不全：{t}" if zh else f"Incomplete data: {t}")
+    if not out:
+        out.append(
+            "启发式未发现遗留项；请核对测试覆盖与失败路径。"
+            if zh
+            else "The heuristics found nothing left open; check test coverage and failure paths."
+        )
+    seen: set[str] = set()
+    return [x for x in out if not (x in seen or seen.add(x))][:5]
+
+
+def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
+    zh = lang == "zh"
+    out: list[str] = []
+    for x in (a.cross_refs if a else [])[:3]:
+        title = _one_line(x.title, 80) if x.title else None
+        if zh:
+            rel = RELATION_ZH.get(x.relation, x.relation)
+            state = STATE_ZH.get(x.state or "", x.state or "状态未知")
+            out.append(f"关注相关 PR #{x.number}（{rel}" + (f"：{title}" if title else "") + f"，{state}）。")
+        else:
+            out.append(
+                f"Watch #{x.number} ({x.relation}"
+                + (f": {title}" if title else "")
+                + f", {x.state or 'state unknown'})."
+            )
+    for p in _items((a.discussion if a else {}).get("promises"))[:2]:
+        out.append(
+            f"跟进作者承诺的后续工作：「{_one_line(p, 160)}」"
+            if zh
+            else f'Follow the promised follow-up: "{_one_line(p, 160)}"'
+        )
+    aud = _audience(a, lang)
+    if aud:
+        out.append(
+            f"转给{aud if not aud[:1].isascii() else ' ' + aud}阅读。" if zh else f"Pass it on to {aud}."
+        )
+    if record.state == "open":
+        out.append(
+            "PR 尚未合并：合并后再核对最终版本。"
+            if zh
+            else "Still open: re-check the final version once it merges."
+        )
+    if not out:
+        out.append(
+            "无需后续动作；若团队代码依赖这些模块，同步一次改动。"
+            if zh
+            else "No follow-up needed; if the team's code depends on these modules, sync the change."
+        )
+    return out[:4]
+
+
+def draft_offline(record: PRRecord, analysis: Analysis | None, lang: str = "zh") -> Brief:
+    """A full brief, every section filled, marked as an offline draft."""
+    lang = check_lang(lang)
+    verdict = analysis.verdict if analysis and analysis.verdict in ("deep", "skim", "skip") else "skim"
+    minutes = analysis.minutes if analysis and analysis.minutes else None
+    text = headline(record, lang)
+    return Brief(
+        repo=record.repo,
+        number=record.number,
+        lang=lang,
+        headline=re.sub(r"\s+", " ", text),
+        verdict=verdict,
+        minutes=minutes if verdict == "skim" else None,
+        audience=_audience(analysis, lang),
+        summary=_summary(record, analysis, lang),
+        focus=_focus(record, analysis, lang),
+        open_items=_open_items(record, analysis, lang),
+        next_steps=_next_steps(record, analysis, lang),
+        draft=True,
+        source="offline",
+    )
