@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -51,7 +51,7 @@ DEFAULT_BOTS = frozenset(
 )  # fmt: skip
 
 # Title tags that name the same area differently (verl uses both `doc` and `docs`, `ci` and `CI`).
-TAG_SYNONYMS = {"docs": "doc", "documentation": "doc", "tests": "test", "cfg": "config", "ckpt": "checkpoint"}
+TAG_SYNONYMS = {"docs": "doc", "documentation": "doc", "tests": "test", "cfg": "config"}
 # Tags that say something about the PR but not where in the tree it lands.
 NON_AREA_TAGS = frozenset({"breaking", "revert", "wip", "draft", "rfc", "hotfix", "bugfix", "feat", "fix"})
 _KINDS = {("doc" if k == "docs" else k) for k in KINDS}
@@ -80,8 +80,9 @@ def size_bucket(lines: Any) -> str | None:
     return SIZE_LABELS[-1]
 
 
-def normalize_tag(tag: str) -> str:
+def normalize_tag(tag: str, aliases: dict[str, str] | None = None) -> str:
     t = tag.strip().lower()
+    t = (aliases or {}).get(t, t)
     return TAG_SYNONYMS.get(t, t)
 
 
@@ -144,14 +145,14 @@ def _extra(raw: Any) -> dict:
     return {}
 
 
-def _tags(title_tags: Any, extra: dict) -> list[str]:
+def _tags(title_tags: Any, extra: dict, aliases: dict[str, str] | None = None) -> list[str]:
     raw = title_tags if isinstance(title_tags, str) and title_tags else extra.get("tags")
     if isinstance(raw, str):
         raw = re.split(r"[;,]", raw)
     out: list[str] = []
     for t in raw or []:
         if isinstance(t, str) and t.strip():
-            n = normalize_tag(t)
+            n = normalize_tag(t, aliases)
             if n not in out:
                 out.append(n)
     return out
@@ -182,7 +183,12 @@ def _utc(s: pd.Series) -> pd.Series:
 
 
 def pr_frame(
-    prs: pd.DataFrame, files: pd.DataFrame | None = None, *, package: str | None = None
+    prs: pd.DataFrame,
+    files: pd.DataFrame | None = None,
+    *,
+    package: str | None = None,
+    area_of: Callable[[str], str] | None = None,
+    tag_aliases: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per PR with the facts charts need: tags, area, kind, size bucket, breaking, revert,
     test/doc/CI file counts (from `extra_json` for facts-only rows, from the file list otherwise),
@@ -190,7 +196,8 @@ def pr_frame(
 
     Area: the first title tag that names a place (`[rollout, vllm]` -> rollout); without tags, the
     area holding most changed lines; without files, `doc`/`ci`/`test` when every changed file is one,
-    else `untagged`.
+    else `untagged`. `area_of` (the repository's conventions) maps a path to its area; `tag_aliases`
+    renames title tags.
     """
     df = prs.copy()
     for col in PR_TIME_COLUMNS:
@@ -206,7 +213,9 @@ def pr_frame(
     df["lines"] = df["additions"] + df["deletions"]
     df["size"] = pd.Categorical([size_bucket(x) for x in df["lines"]], categories=SIZE_LABELS, ordered=True)
 
-    tags = [_tags(t, e) for t, e in zip(df.get("title_tags", [None] * len(df)), extras, strict=True)]
+    tags = [
+        _tags(t, e, tag_aliases) for t, e in zip(df.get("title_tags", [None] * len(df)), extras, strict=True)
+    ]
     df["tags"] = [";".join(t) for t in tags]
     kinds = [
         k if isinstance(k, str) and k else e.get("kind") for k, e in zip(df["kind"], extras, strict=True)
@@ -225,7 +234,7 @@ def pr_frame(
         from_files = df["number"].map(role_counts.get(role, {})) if role_counts else np.nan
         df[col] = from_extra.fillna(from_files if isinstance(from_files, pd.Series) else np.nan)
 
-    path_areas = _dominant_path_area(files, package)
+    path_areas = _dominant_path_area(files, area_of or (lambda f: path_area(f, package)))
     df["area"] = [
         _area(t, path_areas.get(int(n)), row_counts)
         for t, n, row_counts in zip(
@@ -272,11 +281,11 @@ def _role_counts(files: pd.DataFrame | None, package: str | None) -> dict[str, d
     return out
 
 
-def _dominant_path_area(files: pd.DataFrame | None, package: str | None) -> dict[int, str]:
+def _dominant_path_area(files: pd.DataFrame | None, area_of: Callable[[str], str]) -> dict[int, str]:
     if files is None or files.empty:
         return {}
     f = files.assign(
-        area=files["filename"].map(lambda x: path_area(x, package)),
+        area=files["filename"].map(lambda x: normalize_tag(area_of(x))),
         lines=pd.to_numeric(files["additions"], errors="coerce").fillna(0)
         + pd.to_numeric(files["deletions"], errors="coerce").fillna(0)
         + 1,  # a rename with no lines still points at an area
@@ -479,6 +488,8 @@ def build_trend_data(
     since: Any = None,
     as_of: Any = None,
     bots: Iterable[str] = DEFAULT_BOTS,
+    area_of: Callable[[str], str] | None = None,
+    tag_aliases: dict[str, str] | None = None,
 ) -> TrendData:
     """Pure: store-shaped tables in, a `TrendData` out. `verdicts` (optional) has number, verdict and
     optionally audience, minutes; without it the verdict columns are empty and the chart says so."""
@@ -486,7 +497,7 @@ def build_trend_data(
         files if files is not None else pd.DataFrame(columns=["number", "filename", "additions", "deletions"])
     )
     package = repo.split("/")[-1]
-    df = pr_frame(prs, files, package=package)
+    df = pr_frame(prs, files, package=package, area_of=area_of, tag_aliases=tag_aliases)
     stats = review_stats(df, reviews, comments, bots)
     df = df.merge(stats, on="number", how="left")
     for col in VERDICT_COLUMNS:
@@ -605,6 +616,9 @@ def weekly(data: TrendData) -> pd.DataFrame:
     out["briefs"] = week_start(p["brief_at"].dropna()).value_counts().reindex(weeks, fill_value=0)
     if data.lacks.get("created"):
         out["opened"] = np.nan  # unknown, not zero
+    if data.lacks.get("declined"):
+        out["declined"] = np.nan
+        out["acceptance_ratio"] = np.nan
     return out
 
 

@@ -55,6 +55,14 @@ def load_trend_data(
     reviews = store.reviews_frame(repo)
     comments = store.comments_frame(repo)
     briefs = store.briefs(repo)
+    area_of, aliases = None, None
+    try:  # the repository's conventions name areas by path, alias tags and list extra bots
+        from ..conventions import default_conventions
+
+        conv = default_conventions(repo)
+        area_of, aliases, bots = conv.area_of, conv.tag_aliases, frozenset(bots) | set(conv.bots)
+    except ImportError:
+        pass
     verdict_frame, problems = None, []
     if verdicts:
         with_diff = sorted(set(files["number"]))
@@ -62,7 +70,7 @@ def load_trend_data(
             verdict_frame, problems = compute_verdicts(store, repo, with_diff)
     data = build_trend_data(
         repo, prs, reviews=reviews, comments=comments, files=files, briefs=briefs,
-        verdicts=verdict_frame, since=since, as_of=as_of, bots=bots,
+        verdicts=verdict_frame, since=since, as_of=as_of, bots=bots, area_of=area_of, tag_aliases=aliases,
     )  # fmt: skip
     if problems and "verdicts" not in data.lacks:
         data.lacks["verdict_errors"] = f"Verdicts missing for {len(problems)} PRs: {problems[0]}"
