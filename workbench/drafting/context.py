@@ -37,6 +37,8 @@ CAPS = {
     "crossrefs": 0.03,
     "examples": 0.15,
 }
+# kept free for the one corrective message the LLM drafter may add after a wrong-language reply
+CORRECTION_RESERVE = 120
 MAX_HUNK_SHARE = 0.4  # one hunk never takes more than this share of the patch budget: clipped instead
 _ROLE_ORDER = {"code": 0, "test": 1, "config": 2, "build": 3, "ci": 4, "notebook": 5, "docs": 6, "data": 7}
 _NO_PATCH_ROLES = {"generated", "binary"}
@@ -324,7 +326,7 @@ def build_context(
     lang = check_lang(lang)
     labels = _labels(lang)
     system = system_prompt(lang)
-    reserved = tokens.count(json.dumps(response_schema(), ensure_ascii=False))
+    reserved = tokens.count(json.dumps(response_schema(), ensure_ascii=False)) + CORRECTION_RESERVE
     base_msgs = [
         {"role": "system", "content": system},
         {"role": "user", "content": labels["intro"] + "\n\n" + labels["reply"]},
