@@ -1,0 +1,551 @@
+"""Thrifty GitHub sync: PRs, diffs and discussion into the cache, with a real PyGithub client.
+
+The pass, and why it is cheap:
+- The repository is looked up once by name, then always as /repositories/{id}: a renamed repository
+  keeps working, and PyGithub never meets a 301 on a URL with a query string (it would follow it
+  without the query and silently list the wrong thing).
+- PRs are listed 100 at a time newest-updated first and the pass stops below the watermark (the start
+  of the last complete pass minus a margin, never the largest updated_at seen: a PR updated mid-crawl
+  jumps to page 1 and would be missed). Page 1 is asked conditionally: a 304 costs nothing and means
+  nothing changed. A PR whose cached updated_at equals the listed one is skipped.
+- The list shape already holds most of the detail; the rest (counts), issue comments, reviews, review
+  threads and commits come from one GraphQL query per 25 PRs. Only patches need REST (/files),
+  and not even that when the head SHA has not moved.
+- A cursor (the list page being worked on, and the pass's start time) is saved as the pass goes, so a
+  stopped or killed pass resumes; each PR is written in one transaction, whole or absent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from github import Auth, Github
+
+from .. import config
+from ..config import WorkbenchError
+from ..records import PRRecord
+from ..store import Store, iso_utc, utcnow
+from . import github_graphql as gq
+from .github_http import (
+    NETWORK_ERRORS,
+    HTTPStatusError,
+    NotFound,
+    RateLimitStop,
+    TransientError,
+    Transport,
+    format_reset,
+    sleep_with_bar,
+)
+
+PER_PAGE = 100
+WATERMARK_MARGIN = timedelta(minutes=5)
+FILES_CAP = 3000  # GitHub's /files stops at 3,000 files
+DIFF_BYTES_CAP = 5_000_000  # fill missing patches from the .diff only below this size
+DIFF_LINES_CAP = 50_000  # ... and only for PRs whose additions + deletions are below this
+DIFF_ACCEPT = "application/vnd.github.v3.diff"
+
+
+@dataclass
+class SyncResult:
+    prs_written: int = 0
+    rest_requests: int = 0
+    not_modified: int = 0
+    graphql_points: int = 0
+    stopped_reason: str | None = None  # None: the pass completed
+    errors: list[str] = field(default_factory=list)
+    run_id: int | None = None
+    skipped_unchanged: int = 0
+    repo: str | None = None
+    reset_at: float | None = None  # when the primary limit resets, if it stopped us
+    notes: list[str] = field(default_factory=list)  # limits met on the way (a refused .diff), not failures
+
+    def summary(self) -> str:
+        s = (
+            f"{self.repo}: {self.prs_written} PRs written, {self.skipped_unchanged} unchanged; "
+            f"{self.rest_requests} REST requests, {self.not_modified} not modified (free), "
+            f"{self.graphql_points} GraphQL points"
+        )
+        if self.stopped_reason:
+            s += f"; stopped: {self.stopped_reason}"
+        if self.errors:
+            s += f"; {len(self.errors)} errors"
+        return s
+
+
+# ---- entry points ---------------------------------------------------------------------------------------------
+def sync(repo: str, *, cache=None, **kw) -> SyncResult:
+    """Notebook entry: `workbench.sync("owner/repo")`, with a widget progress bar."""
+    from tqdm.auto import tqdm
+
+    kw.setdefault("tqdm_cls", tqdm)
+    store = Store(cache)
+    try:
+        return sync_repo(store, repo, **kw)
+    finally:
+        store.close()
+
+
+def run_sync_cli(store: Store, args) -> int:
+    """`workbench sync OWNER/REPO ...`: 0 done, 1 some PRs failed, 3 stopped at the rate limit."""
+    import sys
+
+    res = sync_repo(
+        store,
+        args.repo,
+        state=args.state,
+        since=parse_since(args.since),
+        limit=args.limit,
+        numbers=args.number,
+        wait=not args.no_wait,
+        api_url=args.api_url,
+    )
+    print(res.summary())
+    for e in res.errors[:20]:
+        print(f"  error: {e}", file=sys.stderr)
+    if res.reset_at is not None:
+        print(
+            f"workbench sync: stopped: the GitHub rate limit is spent; it resets at {format_reset(res.reset_at)}. "
+            "What was written is kept; rerun then to resume.",
+            file=sys.stderr,
+        )
+        return 3
+    return 1 if res.errors else 0
+
+
+def parse_since(value: str | None) -> str | None:
+    """'2025-06-01', an ISO time, or a span back from now: '7d', '2w', '12h'."""
+    if not value:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*([hdw])\s*", value)
+    if m:
+        hours = int(m.group(1)) * {"h": 1, "d": 24, "w": 24 * 7}[m.group(2)]
+        return iso_utc(datetime.now(UTC) - timedelta(hours=hours))
+    try:
+        return iso_utc(value)
+    except ValueError:
+        raise WorkbenchError(
+            f"--since {value!r} is neither a date (2025-06-01) nor a span (7d, 2w, 12h)"
+        ) from None
+
+
+def make_client(api_url: str | None = None, token: str | None = None) -> Github:
+    """A real PyGithub client with its own retries off (Transport retries properly) and no artificial
+    pause between requests (0.25 s by default; GraphQL POSTs would wait 1 s as 'writes')."""
+    token = token or config.github_token()
+    return Github(
+        base_url=config.github_api_url(api_url).rstrip("/"),
+        auth=Auth.Token(token) if token else None,
+        retry=None,
+        per_page=PER_PAGE,
+        timeout=30,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
+
+
+def sync_repo(
+    store: Store,
+    repo: str,
+    *,
+    state: str = "all",
+    since: str | None = None,
+    limit: int | None = None,
+    numbers: list[int] | None = None,
+    wait: bool = True,
+    api_url: str | None = None,
+    token: str | None = None,
+    progress: bool = True,
+    tqdm_cls=None,
+    backoff_base: float = 1.0,
+    client: Github | None = None,
+) -> SyncResult:
+    if state not in ("open", "closed", "all"):
+        raise WorkbenchError(f"state must be open, closed or all, not {state!r}")
+    if tqdm_cls is None:
+        from tqdm import tqdm as tqdm_cls
+    gh = client or make_client(api_url, token)
+    transport = Transport(
+        gh, wait=wait, backoff_base=backoff_base, wait_bar=sleep_with_bar(tqdm_cls) if progress else None
+    )
+    result = SyncResult()
+    try:
+        full_name, repo_id, raw, etag = _resolve_repo(transport, store, repo)
+    except RateLimitStop as e:
+        result.stopped_reason, result.reset_at = (
+            f"rate limit spent, resets at {format_reset(e.reset_at)}",
+            e.reset_at,
+        )
+        _copy_counters(result, transport)
+        return result
+    except TransientError as e:
+        raise WorkbenchError(
+            f"GitHub did not answer properly ({e}); nothing was written, try again later"
+        ) from None
+    # Only now, with the repository known to exist, does anything reach the cache.
+    repo_pk = store.upsert_repo(full_name, repo_id, raw)
+    if etag:
+        store.set_validator(f"/repositories/{repo_id}", etag, None)
+    result.repo = full_name
+    result.run_id = store.start_run(repo_pk, "api")
+    bar = tqdm_cls(
+        desc=f"sync {full_name}",
+        unit="PR",
+        total=limit or (len(numbers) if numbers else None),
+        disable=not progress,
+        leave=progress,
+    )
+    job = _Pass(store, transport, repo_pk, repo_id, full_name, result, bar)
+    status = "ok"
+    try:
+        if numbers:
+            job.run_numbers([int(n) for n in numbers])
+        else:
+            job.run_listing(state=state, since=since, limit=limit)
+    except RateLimitStop as e:
+        status = "stopped"
+        result.reset_at = e.reset_at
+        result.stopped_reason = f"rate limit spent, resets at {format_reset(e.reset_at)}"
+    except TransientError as e:
+        status = "failed"
+        result.errors.append(str(e))
+        result.stopped_reason = "GitHub kept failing"
+    except BaseException as e:
+        _copy_counters(result, transport)
+        store.finish_run(
+            result.run_id,
+            "failed",
+            rest_requests=result.rest_requests,
+            not_modified=result.not_modified,
+            graphql_points=result.graphql_points,
+            prs_written=result.prs_written,
+            errors=result.errors + [config.redact(f"{type(e).__name__}: {e}")],
+        )
+        raise
+    finally:
+        bar.close()
+    _copy_counters(result, transport)
+    store.finish_run(
+        result.run_id,
+        status,
+        rest_requests=result.rest_requests,
+        not_modified=result.not_modified,
+        graphql_points=result.graphql_points,
+        prs_written=result.prs_written,
+        errors=[config.redact(e) for e in result.errors],
+        note="; ".join(x for x in [result.stopped_reason, *result.notes, *transport.counters.notes] if x)
+        or None,
+    )
+    if status == "failed":
+        raise WorkbenchError(
+            f"sync of {full_name} stopped: {result.errors[-1]}; what was written is kept, a rerun resumes"
+        )
+    return result
+
+
+def _copy_counters(result: SyncResult, t: Transport) -> None:
+    result.rest_requests = t.counters.rest_requests
+    result.not_modified = t.counters.not_modified
+    result.graphql_points = t.counters.graphql_points
+
+
+def _resolve_repo(t: Transport, store: Store, repo: str) -> tuple[str, int, dict | None, str | None]:
+    """(full_name, id, raw JSON or None when unchanged, ETag). By id when we know it: renames follow."""
+    known = store.repo_state(repo)
+    if known.get("github_id"):
+        url = f"/repositories/{known['github_id']}"
+        try:
+            r = t.get(url, etag=store.validator(url)[0])
+        except NotFound:
+            raise WorkbenchError(
+                f"repository {repo} (id {known['github_id']}) is gone or not visible with this token"
+            ) from None
+        if r.status == 304:
+            return known["full_name"], int(known["github_id"]), None, None
+        return r.data["full_name"], int(r.data["id"]), r.data, r.headers.get("etag")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo or ""):
+        raise WorkbenchError(f"{repo!r} is not a repository name: use OWNER/REPO, e.g. verl-project/verl")
+    try:
+        # A renamed repository answers 301 to /repositories/{id}; PyGithub follows it (no query here to lose).
+        r = t.get(f"/repos/{repo}")
+    except NotFound:
+        raise WorkbenchError(
+            f"unknown repository {repo}: GitHub answered 404 (check the spelling; a private repository needs "
+            "GITHUB_TOKEN)"
+        ) from None
+    except NETWORK_ERRORS as e:
+        raise WorkbenchError(f"cannot reach GitHub: {type(e).__name__}") from None
+    return r.data["full_name"], int(r.data["id"]), r.data, r.headers.get("etag")
+
+
+class _Pass:
+    def __init__(
+        self, store: Store, t: Transport, repo_pk: int, repo_id: int, full_name: str, result: SyncResult, bar
+    ):
+        self.store, self.t, self.pk, self.id, self.full_name = store, t, repo_pk, repo_id, full_name
+        self.result, self.bar = result, bar
+        self.owner, self.name = full_name.split("/", 1)
+
+    # ---- which PRs --------------------------------------------------------------------------------------
+    def run_listing(self, *, state: str, since: str | None, limit: int | None) -> None:
+        repo_state = self.store.repo_state(self.full_name)
+        cursor = repo_state.get("cursor")
+        if cursor and cursor.get("state") != state:
+            cursor = None  # a pass over another state filter: start over rather than mix
+        watermark = repo_state.get("watermark") if state == "all" else None
+        floor = iso_utc(since) if since else (cursor or {}).get("floor", watermark)
+        started_at = (cursor or {}).get("started_at") or utcnow()
+        first_url = (
+            f"/repositories/{self.id}/pulls?state={state}&sort=updated&direction=desc&per_page={PER_PAGE}"
+        )
+        url = (cursor or {}).get("page_url") or first_url
+        # Page 1 unchanged since the last complete pass means no PR was updated: a free 304 ends the pass.
+        conditional = url == first_url and not since and watermark is not None
+        written_before = self.result.prs_written
+        complete = False
+        while url:
+            self.store.set_cursor(
+                self.pk, {"state": state, "floor": floor, "started_at": started_at, "page_url": url}
+            )
+            etag = self.store.validator(url)[0] if conditional and url == first_url else None
+            page = self.t.get(url, etag=etag)
+            if page.status == 304:
+                complete = True
+                break
+            pending, stop, errors_before = [], False, len(self.result.errors)
+            for item in page.data or []:
+                updated = iso_utc(item.get("updated_at"))
+                if floor and updated and updated < floor:
+                    stop = complete = True
+                    break
+                if limit and self.result.prs_written - written_before + len(pending) >= limit:
+                    stop = True
+                    self.result.stopped_reason = f"--limit {limit} reached; a rerun continues"
+                    break
+                if self.store.pr_updated_at(self.pk, int(item["number"])) == updated:
+                    self.result.skipped_unchanged += 1
+                    continue
+                pending.append(item)
+                if len(pending) == gq.BATCH_SIZE:
+                    self._write_batch(pending)
+                    pending = []
+            self._write_batch(pending)
+            if (
+                url == first_url
+                and not self.result.stopped_reason
+                and len(self.result.errors) == errors_before
+            ):
+                self.store.set_validator(url, page.headers.get("etag"), None)
+            if stop:
+                break
+            url = page.next_url
+            complete = url is None
+        if complete:
+            self.store.set_cursor(self.pk, None)
+            full_pass = state == "all" and (since is None or watermark is None or iso_utc(since) <= watermark)
+            if full_pass and not self.result.errors:
+                start = datetime.fromisoformat(started_at.replace("Z", "+00:00")) - WATERMARK_MARGIN
+                self.store.set_watermark(self.pk, iso_utc(start))
+
+    def run_numbers(self, numbers: list[int]) -> None:
+        """Just these PRs; leaves the watermark and cursor alone. The detail ETag makes an unchanged PR free."""
+        pending = []
+        for n in numbers:
+            url = f"/repositories/{self.id}/pulls/{n}"
+            cached = self.store.pr_updated_at(self.pk, n)
+            try:
+                r = self.t.get(url, etag=self.store.validator(url)[0] if cached else None)
+            except NotFound:
+                self.result.errors.append(f"#{n}: no such pull request in {self.full_name}")
+                continue
+            if r.status == 304 or cached == iso_utc(r.data.get("updated_at")):
+                self.result.skipped_unchanged += 1
+                continue
+            r.data["_etag_url"], r.data["_etag"] = url, r.headers.get("etag")
+            pending.append(r.data)
+            if len(pending) == gq.BATCH_SIZE:
+                self._write_batch(pending)
+                pending = []
+        self._write_batch(pending)
+
+    # ---- fetching and writing ---------------------------------------------------------------------------
+    def _write_batch(self, items: list[dict]) -> None:
+        if not items:
+            return
+        data, errors = self.t.graphql(
+            gq.batch_query([int(i["number"]) for i in items]), {"owner": self.owner, "name": self.name}
+        )
+        repo_node = data.get("repository") or {}
+        why = {}
+        for e in errors:
+            path = e.get("path") or []
+            why[path[1] if len(path) > 1 else "*"] = e.get("message", "error")
+        for item in items:
+            n = int(item["number"])
+            node = repo_node.get(f"p{n}")
+            if not node:
+                self.result.errors.append(
+                    f"#{n}: GraphQL gave no data ({why.get(f'p{n}') or why.get('*') or 'no reason'})"
+                )
+                continue
+            etag_url, etag = item.pop("_etag_url", None), item.pop("_etag", None)
+            record = self._record(item, node)
+            self.store.write_pr(self.pk, record, list_json=item)
+            if etag_url:
+                self.store.set_validator(etag_url, etag, None)
+            self.result.prs_written += 1
+            self.bar.update(1)
+            self.bar.set_postfix(
+                rest=self.t.counters.rest_requests, gql=self.t.counters.graphql_points, refresh=False
+            )
+
+    def _record(self, item: dict, node: dict) -> PRRecord:
+        n = int(item["number"])
+        comments = self._complete(n, node, "comments")
+        reviews = self._complete(n, node, "reviews")
+        threads = self._complete(n, node, "reviewThreads")
+        commits_nodes = self._complete(n, node, "commits", cap=gq.COMMITS_CAP)
+        review_comments, incomplete = gq.review_comments_from_threads(threads)
+        if (
+            incomplete
+        ):  # a thread longer than a batch page: REST has every comment, GraphQL says which are resolved
+            resolved = gq.resolved_by_root(threads)
+            review_comments = self._rest_list(f"/repositories/{self.id}/pulls/{n}/comments")
+            for c in review_comments:
+                c["thread_resolved"] = resolved.get(c.get("in_reply_to_id") or c["id"])
+        detail = dict(item)
+        detail.update(gq.detail_fields(node))
+        detail["review_comments"] = len(review_comments)
+        commits_total = (node.get("commits") or {}).get("totalCount") or len(commits_nodes)
+        files, files_truncated = self._files(n, detail)
+        return PRRecord(
+            repo=self.full_name,
+            number=n,
+            pr=detail,
+            files=files,
+            issue_comments=[gq.issue_comment(x) for x in comments],
+            reviews=[gq.review(x) for x in reviews],
+            review_comments=review_comments,
+            commits=[gq.commit(x) for x in commits_nodes[: gq.COMMITS_CAP]],
+            source="api",
+            files_truncated=files_truncated,
+            commits_truncated=commits_total > gq.COMMITS_CAP,
+        )
+
+    def _complete(self, n: int, node: dict, name: str, cap: int | None = None) -> list[dict]:
+        """All nodes of one connection: the batch's first page, then this PR's further pages."""
+        conn = node.get(name) or {}
+        nodes = list(conn.get("nodes") or [])
+        info = conn.get("pageInfo") or {}
+        while info.get("hasNextPage") and (cap is None or len(nodes) < cap):
+            data, errors = self.t.graphql(
+                gq.page_query(n, name),
+                {"owner": self.owner, "name": self.name, "after": info.get("endCursor")},
+            )
+            conn = ((data.get("repository") or {}).get("pullRequest") or {}).get(name)
+            if not conn:
+                raise TransientError(f"#{n}: could not page {name}: {errors[:1]}")
+            nodes.extend(conn.get("nodes") or [])
+            info = conn.get("pageInfo") or {}
+        return nodes
+
+    def _rest_list(self, url: str, cap: int | None = None) -> list[dict]:
+        out: list[dict] = []
+        next_url: str | None = f"{url}?per_page={PER_PAGE}"
+        while next_url and (cap is None or len(out) < cap):
+            r = self.t.get(next_url)
+            out.extend(r.data or [])
+            next_url = r.next_url
+        return out
+
+    def _cached_files(self, n: int, head: str | None) -> tuple[bool, bool]:
+        """(files for this head SHA are cached, they were truncated). A read-only peek at the store."""
+        if not head:
+            return False, False
+        c = self.store.conn
+        row = c.execute(
+            "SELECT head_sha, files_truncated FROM prs WHERE repo_pk=? AND number=? AND instr(source,'api')>0",
+            (self.pk, n),
+        ).fetchone()
+        if row is None or row[0] != head:
+            return False, False
+        has = c.execute(
+            "SELECT 1 FROM pr_files WHERE repo_pk=? AND number=? AND files_key=? LIMIT 1", (self.pk, n, head)
+        ).fetchone()
+        return has is not None, bool(row[1])
+
+    def _files(self, n: int, detail: dict) -> tuple[list[dict], bool]:
+        head = (detail.get("head") or {}).get("sha")
+        cached, truncated = self._cached_files(n, head)
+        if cached:
+            return [], truncated  # same head, same files: the store keeps them under the head SHA
+        if detail.get("changed_files") == 0:
+            return [], False
+        files = self._rest_list(f"/repositories/{self.id}/pulls/{n}/files", cap=FILES_CAP)
+        truncated = (detail.get("changed_files") or 0) > len(files)
+        self._fill_patches(n, detail, files)
+        return files, truncated
+
+    def _fill_patches(self, n: int, detail: dict, files: list[dict]) -> None:
+        """/files leaves `patch` out for large files (and binary ones). The PR's .diff has the large ones."""
+        missing = [f for f in files if not f.get("patch") and (f.get("changes") or 0) > 0]
+        for f in files:
+            if f.get("patch"):
+                f["patch_status"] = "ok"
+            elif not (f.get("changes") or 0):
+                f["patch_status"] = "none"  # binary, or a pure rename / mode change
+        if not missing:
+            return
+        patches: dict[str, str] = {}
+        size = (detail.get("additions") or 0) + (detail.get("deletions") or 0)
+        if size <= DIFF_LINES_CAP:
+            try:
+                r = self.t.get(f"/repositories/{self.id}/pulls/{n}", accept=DIFF_ACCEPT, as_json=False)
+                if len(r.text) <= DIFF_BYTES_CAP:
+                    patches = split_diff(r.text)
+            except HTTPStatusError as e:  # 406: GitHub refuses diffs that are too large
+                self.result.notes.append(
+                    f"#{n}: GitHub refused the .diff ({e.status}); large patches marked omitted"
+                )
+        for f in missing:
+            patch = patches.get(f["filename"])
+            f["patch"] = patch
+            f["patch_status"] = "from_diff" if patch else "omitted"
+
+
+_DIFF_HEADER = re.compile(r"^diff --git a/(.*?) b/(.*)$")
+
+
+def split_diff(text: str) -> dict[str, str]:
+    """filename -> patch (from the first @@, as /files gives it) for each file of a unified git diff."""
+    out: dict[str, str] = {}
+    name, body, in_hunks = None, [], False
+
+    def flush() -> None:
+        if name and body:
+            out[name] = "\n".join(body)
+
+    for line in text.split("\n"):
+        m = _DIFF_HEADER.match(line)
+        if m:
+            flush()
+            name, body, in_hunks = m.group(2), [], False
+            continue
+        if not in_hunks:
+            if line.startswith("+++ b/"):
+                name = line[6:]
+            elif line.startswith("rename to "):
+                name = line[10:]
+            elif line.startswith("@@"):
+                in_hunks = True
+        if in_hunks:
+            body.append(line)
+    flush()
+    if out:  # the text ends with a newline; /files patches do not
+        last = list(out)[-1]
+        out[last] = out[last].rstrip("\n")
+    return out
+
+
+__all__ = ["sync", "sync_repo", "run_sync_cli", "SyncResult", "parse_since", "make_client", "split_diff"]
