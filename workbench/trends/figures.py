@@ -268,8 +268,10 @@ def verdict_mix(data: TrendData) -> go.Figure:
         return lacking(chart, title, x, y, _no_weeks(data))
     table = F.verdict_weekly(data)
     briefs = F.weekly(data)["briefs"]
-    if data.lacks.get("verdicts") and briefs.sum() == 0:
-        return lacking(chart, title, x, y, data.lacks["verdicts"])
+    if briefs.sum() == 0 and (table.empty or table.to_numpy().sum() == 0):
+        return lacking(
+            chart, title, x, y, data.lacks.get("verdicts") or "No verdicts or briefs in this selection."
+        )
     fig = _base(chart, title, x, y, barmode="stack")
     for verdict in [v for v in ("deep", "skim", "skip") if v in table] + [
         v for v in table if v not in VERDICT_COLORS

@@ -424,6 +424,7 @@ class TrendData:
     start: pd.Timestamp | None
     as_of: pd.Timestamp | None
     lacks: dict[str, str] = field(default_factory=dict)
+    reviews_known: bool = True  # False when the source cannot know reviews (facts, clone backfill)
 
     @property
     def areas(self) -> list[str]:
@@ -465,7 +466,7 @@ class TrendData:
             max(x for x in (self.start, start_ts) if x is not None) if (self.start or start_ts) else None
         )
         new_end = min(x for x in (self.as_of, end_ts) if x is not None) if (self.as_of or end_ts) else None
-        return replace(
+        narrowed = replace(
             self,
             prs=prs,
             reviews=self.reviews[self.reviews["number"].isin(keep)],
@@ -474,6 +475,9 @@ class TrendData:
             start=new_start,
             as_of=new_end,
         )
+        extra = {k: v for k, v in self.lacks.items() if k == "verdict_errors"}
+        narrowed.lacks = {**what_lacks(narrowed, reviews_known=self.reviews_known), **extra}
+        return narrowed
 
 
 def build_trend_data(
@@ -533,8 +537,9 @@ def build_trend_data(
         briefs=b[b["number"].isin(keep)] if len(b) else b,
         start=start,
         as_of=end,
+        reviews_known=_reviews_known(prs),
     )
-    data.lacks = what_lacks(data, reviews_known=_reviews_known(prs))
+    data.lacks = what_lacks(data, reviews_known=data.reviews_known)
     return data
 
 
