@@ -68,6 +68,12 @@ class Analysis:
     discussion: dict[str, Any] = field(default_factory=dict)
     # what the data lacks: "files past 3,000", "3 patches omitted"
     truncated: list[str] = field(default_factory=list)
+    # added by the heuristics (additive): the title's kind and tags, the summed signal score, and which
+    # area the audience came from ("ci" | "docs" | "build" | "tests" | an area name), for localisation
+    kind: str | None = None
+    tags: list[str] = field(default_factory=list)
+    score: float = 0.0
+    audience_key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,205 @@
+"""Per-repository reading conventions: areas by path, title tags, weights, thresholds, bots, language.
+
+Looked up in order: an explicit path; `<cache>/conventions/<owner>-<repo>.toml`; a file shipped in
+`workbench/conventions/`; then only the defaults (`workbench/conventions/default.toml`). A repository's
+file overrides keys of the defaults; its area rules are tried before the default ones.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import WorkbenchError, cache_dir
+from .titles import TitleParts, parse_title
+
+PACKAGE_CONVENTIONS = Path(__file__).resolve().parent / "conventions"
+
+
+def glob_to_regex(glob: str) -> re.Pattern[str]:
+    """'*' stays inside one directory, '**' crosses directories, '?' is one character."""
+    out, i = [], 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.IGNORECASE)
+
+
+@dataclass
+class Conventions:
+    repo: str | None = None
+    lang: str = "zh"
+    title_style: str = "auto"
+    areas: list[tuple[str, str]] = field(default_factory=list)  # (glob, area), first match wins
+    audiences: dict[str, str] = field(default_factory=dict)  # area -> who should read
+    bots: list[str] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    minutes: dict[str, list[int]] = field(default_factory=dict)
+    drop_headings: list[str] = field(default_factory=list)
+    drop_phrases: list[str] = field(default_factory=list)
+    tag_aliases: dict[str, str] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # which files were read, for the record
+    _compiled: list[tuple[re.Pattern[str], str]] = field(default_factory=list, repr=False)
+    _area_cache: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._compiled = [(glob_to_regex(g), a) for g, a in self.areas]
+        self._drop_phrases_lower = [p.lower() for p in self.drop_phrases]
+        self._bots = {b.lower() for b in self.bots}
+
+    def weight(self, name: str, default: float = 0.0) -> float:
+        return float(self.weights.get(name, default))
+
+    def threshold(self, name: str, default: float = 0.0) -> float:
+        return float(self.thresholds.get(name, default))
+
+    def area_of(self, filename: str) -> str:
+        """The first rule that matches; else a name from the path (`pkg/sub/x.py` -> `sub`)."""
+        hit = self._area_cache.get(filename)
+        if hit is not None:
+            return hit
+        area = next((a for rx, a in self._compiled if rx.match(filename)), None)
+        if area is None:
+            parts = filename.split("/")
+            if parts[0] == "src" and len(parts) > 2:
+                parts = parts[1:]
+            area = parts[1] if len(parts) >= 3 else (parts[0] if len(parts) == 2 else "root")
+            area = area.rsplit(".", 1)[0].lower() or "root"
+        if len(self._area_cache) < 100_000:
+            self._area_cache[filename] = area
+        return area
+
+    def is_bot(self, login: str | None) -> bool:
+        if not login:
+            return False
+        low = login.lower()
+        return low.endswith("[bot]") or low.endswith("-bot") or low in self._bots
+
+    def parse_title(self, title: str) -> TitleParts:
+        parts = parse_title(title)
+        if self.tag_aliases and parts.tags:
+            tags = [self.tag_aliases.get(t, t) for t in parts.tags]
+            parts = TitleParts(tags, parts.kind, parts.breaking, parts.revert, parts.subject)
+        return parts
+
+    def is_boilerplate(self, text: str) -> bool:
+        low = text.lower()
+        return any(p in low for p in self._drop_phrases_lower)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise WorkbenchError(f"conventions file {path} is not valid TOML ({e}): fix it or remove it") from e
+    except OSError as e:
+        raise WorkbenchError(f"cannot read conventions file {path}: {e}") from e
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if key == "areas":
+            out["areas"] = list(value) + list(base.get("areas", []))  # the repository's rules first
+        elif isinstance(value, dict) and isinstance(base.get(key), dict):
+            out[key] = _merge(base[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conventions:
+    areas = []
+    for rule in d.get("areas", []):
+        if not isinstance(rule, dict) or "glob" not in rule or "area" not in rule:
+            raise WorkbenchError(f"conventions: area rule {rule!r} needs both 'glob' and 'area'")
+        areas.append((str(rule["glob"]), str(rule["area"])))
+    lang = str(d.get("lang", "zh"))
+    if lang not in ("zh", "en"):
+        raise WorkbenchError(f"conventions: lang must be 'zh' or 'en', not {lang!r}")
+    template = d.get("template", {}) or {}
+    try:
+        return Conventions(
+            repo=repo,
+            lang=lang,
+            title_style=str(d.get("title_style", "auto")),
+            areas=areas,
+            audiences={str(k): str(v) for k, v in (d.get("audiences") or {}).items()},
+            bots=[str(b) for b in d.get("bots", [])],
+            weights={str(k): float(v) for k, v in (d.get("weights") or {}).items()},
+            thresholds={str(k): float(v) for k, v in (d.get("thresholds") or {}).items()},
+            minutes={str(k): [int(x) for x in v] for k, v in (d.get("minutes") or {}).items()},
+            drop_headings=[str(h).lower() for h in template.get("drop_headings", [])],
+            drop_phrases=[str(p) for p in template.get("drop_phrases", [])],
+            tag_aliases={str(k).lower(): str(v).lower() for k, v in (d.get("tag_aliases") or {}).items()},
+            sources=sources,
+        )
+    except (TypeError, ValueError) as e:
+        raise WorkbenchError(
+            f"conventions: a weight, threshold or minutes value is not a number ({e})"
+        ) from e
+
+
+_DEFAULTS: dict[str, Any] | None = None
+
+
+def _defaults() -> dict[str, Any]:
+    global _DEFAULTS
+    if _DEFAULTS is None:
+        _DEFAULTS = _read_toml(PACKAGE_CONVENTIONS / "default.toml")
+    return _DEFAULTS
+
+
+def load_conventions(
+    repo: str | None = None, path: str | Path | None = None, *, cache: Any = None
+) -> Conventions:
+    """The conventions in force for `repo` (see the module note for the lookup order)."""
+    data = _defaults()
+    sources = ["default.toml"]
+    candidates: list[Path] = []
+    if path is not None:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise WorkbenchError(f"conventions file {p} does not exist: pass an existing TOML file")
+        candidates.append(p)
+    elif repo:
+        slug = repo.replace("/", "-")
+        candidates += [
+            cache_dir(cache) / "conventions" / f"{slug}.toml",
+            PACKAGE_CONVENTIONS / f"{slug}.toml",
+        ]
+    for cand in candidates:
+        if cand.is_file():
+            data = _merge(data, _read_toml(cand))
+            sources.append(str(cand))
+            break
+    return _from_dict(data, repo, sources)
+
+
+_DEFAULT_CONVENTIONS: dict[str | None, Conventions] = {}
+
+
+def default_conventions(repo: str | None = None) -> Conventions:
+    """Cached per repository: analysis of thousands of PRs must not re-read TOML for each one."""
+    if repo not in _DEFAULT_CONVENTIONS:
+        _DEFAULT_CONVENTIONS[repo] = load_conventions(repo)
+    return _DEFAULT_CONVENTIONS[repo]

@@ -1,0 +1,430 @@
+"""The diff model: a PR's files -> hunks -> lines, each file with a role and a language.
+
+Why hunks are parsed lazily: heuristics over a 3,000-PR cache must cost a few times what decoding the
+JSON costs, and unidiff spends ~2 µs per line. Signals scan the raw patch text with C-speed string
+searches (`added_lines_with`, `new_line_at`); the line-by-line model is built only when a view asks.
+
+Nothing here raises on bad input: a missing, binary, malformed, CRLF or huge patch is represented and
+named in `FileDiff.flags`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import unidiff
+
+ROLES = ("code", "test", "docs", "ci", "build", "config", "generated", "binary", "notebook", "data")
+LARGE_PATCH_LINES = 5000  # past this a view should page; the flag says so
+
+_BINARY_EXT = frozenset(
+    "png jpg jpeg gif bmp ico webp svgz pdf zip gz tgz bz2 xz 7z tar whl egg so dylib dll exe bin o a pyc "
+    "pt pth ckpt safetensors onnx npy npz pkl pickle h5 hdf5 mp3 mp4 wav avi mov woff woff2 ttf otf eot "
+    "jar class parquet arrow feather db sqlite".split()
+)
+_DATA_EXT = frozenset("csv tsv jsonl ndjson txt dat log xml".split())
+_CONFIG_EXT = frozenset("yaml yml toml json ini cfg conf env properties jsonc json5".split())
+_DOC_EXT = frozenset("md rst adoc asciidoc".split())
+_CODE_EXT = frozenset(
+    "py pyi pyx pxd c h cc cpp cxx hpp hh cu cuh go rs java kt scala js jsx ts tsx mjs cjs rb php swift m mm "
+    "sh bash zsh fish ps1 lua pl r jl sql proto cmake vue svelte css scss html htm mlir triton".split()
+)
+_LOCK_NAMES = frozenset(
+    "uv.lock poetry.lock pipfile.lock package-lock.json yarn.lock pnpm-lock.yaml cargo.lock go.sum "
+    "composer.lock gemfile.lock pdm.lock".split()
+)
+_BUILD_NAMES = frozenset(
+    "setup.py setup.cfg pyproject.toml manifest.in makefile cmakelists.txt dockerfile environment.yml "
+    "environment.yaml package.json cargo.toml go.mod gemfile pipfile build.gradle pom.xml tox.ini noxfile.py "
+    "meson.build bazel workspace build.bazel".split()
+)
+_CI_NAMES = frozenset(
+    ".gitlab-ci.yml .travis.yml azure-pipelines.yml jenkinsfile .pre-commit-config.yaml codecov.yml "
+    ".readthedocs.yaml .readthedocs.yml".split()
+)
+_GENERATED_DIRS = ("vendor/", "third_party/", "thirdparty/", "node_modules/", "_vendor/", "__snapshots__/")
+_DOC_DIRS = ("docs/", "doc/", "documentation/")
+_TEST_DIRS = ("tests/", "test/", "testing/", "__tests__/", "spec/")
+_CI_DIRS = (".github/", ".circleci/", ".buildkite/", ".ci/", "ci/", ".gitlab/")
+
+
+@lru_cache(maxsize=65536)
+def file_role(filename: str) -> str:
+    """code | test | docs | ci | build | config | generated | binary | notebook | data, by path alone."""
+    path = (filename or "").replace("\\", "/").lower()
+    name = path.rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1] if "." in name else ""
+    slashed = "/" + path
+    if ext in _BINARY_EXT:
+        return "binary"
+    if (
+        name in _LOCK_NAMES
+        or name.endswith((".min.js", ".min.css", "_pb2.py", "_pb2_grpc.py", ".pb.go", ".lock"))
+        or ".generated." in name
+        or any("/" + d in slashed for d in _GENERATED_DIRS)
+    ):
+        return "generated"
+    if slashed.startswith(tuple("/" + d for d in _CI_DIRS)) or name in _CI_NAMES:
+        # .github/ also holds CODEOWNERS and templates: still the CI/maintenance surface
+        return "ci"
+    if ext == "ipynb":
+        return "notebook"
+    if (
+        any("/" + d in slashed for d in _TEST_DIRS)
+        or name.startswith("test_")
+        or name == "conftest.py"
+        or re.search(r"_test\.\w+$|\.(spec|test)\.\w+$", name)
+    ):
+        return "test"
+    if (
+        ext in _DOC_EXT
+        or any(slashed.startswith("/" + d) for d in _DOC_DIRS)
+        or name.startswith(("readme", "changelog", "license", "contributing", "authors", "notice"))
+    ):
+        return "docs"
+    if (
+        name in _BUILD_NAMES
+        or name.startswith(("requirements", "dockerfile", "constraints"))
+        or "/requirements/" in slashed
+        or "/docker/" in slashed
+        or ext in ("cmake", "mk", "gradle", "bzl")
+    ):
+        return "build"
+    if ext in _CONFIG_EXT or name.startswith(".env"):
+        return "config"
+    if ext in _CODE_EXT or (not ext and name in ("makefile",)):
+        return "code"
+    if ext in _DATA_EXT:
+        return "data"
+    return "code" if not ext else ("code" if language_of(filename) else "data")
+
+
+_LEXER_CACHE: dict[str, str | None] = {}
+
+
+def language_of(filename: str) -> str | None:
+    """Pygments' lexer name for a file name (cached per extension), or None when it has none."""
+    name = (filename or "").rsplit("/", 1)[-1]
+    key = ("." + name.rsplit(".", 1)[-1].lower()) if "." in name else name
+    if key in _LEXER_CACHE:
+        return _LEXER_CACHE[key]
+    from pygments.lexers import get_lexer_for_filename  # slow first import: only when needed
+    from pygments.util import ClassNotFound
+
+    try:
+        lang = get_lexer_for_filename(name or "x").name
+    except ClassNotFound:
+        lang = None
+    except Exception:  # a broken pygments plugin must not break analysis
+        lang = None
+    _LEXER_CACHE[key] = lang
+    return lang
+
+
+@dataclass
+class Line:
+    kind: str  # "+" | "-" | " "
+    old_no: int | None
+    new_no: int | None
+    text: str
+
+
+@dataclass
+class Hunk:
+    header: str
+    section: str  # enclosing function/class text from the @@ header ("" when none)
+    old_start: int
+    old_len: int
+    new_start: int
+    new_len: int
+    lines: list[Line] = field(default_factory=list)
+
+    @property
+    def added(self) -> list[Line]:
+        return [ln for ln in self.lines if ln.kind == "+"]
+
+    @property
+    def removed(self) -> list[Line]:
+        return [ln for ln in self.lines if ln.kind == "-"]
+
+
+@dataclass(eq=False)
+class FileDiff:
+    filename: str
+    old_filename: str | None
+    status: str  # added | removed | modified | renamed | copied | changed | unchanged
+    role: str
+    language: str | None
+    additions: int
+    deletions: int
+    binary: bool
+    patch_missing: bool  # the file changed but no patch text came (too large, or a stats-only source)
+    flags: list[str] = field(
+        default_factory=list
+    )  # binary, no_patch, empty, crlf, replacement_chars, large, malformed
+    patch: str | None = field(default=None, repr=False)
+    _hunks: list[Hunk] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def hunks(self) -> list[Hunk]:
+        """Parsed on first access (see the module note)."""
+        if self._hunks is None:
+            self._hunks, malformed = parse_hunks(self.patch)
+            if malformed and "malformed" not in self.flags:
+                self.flags.append("malformed")
+        return self._hunks
+
+    @property
+    def changes(self) -> int:
+        return self.additions + self.deletions
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return {
+            "filename": self.filename,
+            "old_filename": self.old_filename,
+            "status": self.status,
+            "role": self.role,
+            "language": self.language,
+            "additions": self.additions,
+            "deletions": self.deletions,
+            "binary": self.binary,
+            "patch_missing": self.patch_missing,
+            "flags": list(self.flags),
+            "hunks": [asdict(h) for h in self.hunks],
+        }
+
+
+# A line that no unified-diff hunk body may start with: anything but ' ', '+', '-', '\', '@' or empty.
+_ODD_LINE = re.compile(r"^[^ +\-\\@\n\r]", re.M)
+_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
+
+
+def parse_file(file: dict[str, Any]) -> FileDiff:
+    """One REST-shaped file dict (filename, status, additions, deletions, patch, ...) -> FileDiff."""
+    if not isinstance(file, dict):
+        file = {}
+    filename = str(file.get("filename") or "")
+    patch = file.get("patch")
+    if patch is not None and not isinstance(patch, str):
+        patch = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
+    additions = _int(file.get("additions"))
+    deletions = _int(file.get("deletions"))
+    role = file_role(filename)
+    flags: list[str] = []
+    pstatus = file.get("patch_status")
+    binary = bool(file.get("binary")) or role == "binary" or (patch or "").startswith("Binary files")
+    if binary:
+        flags.append("binary")
+        patch = None
+    patch_missing = False
+    if not patch:
+        if not binary and (additions or deletions or pstatus == "omitted"):
+            patch_missing = True
+            flags.append("no_patch")
+        elif not binary:
+            flags.append("empty")
+        patch = None
+    else:
+        if "\r" in patch:
+            flags.append("crlf")
+            patch = patch.replace("\r\n", "\n")
+        if "\ufffd" in patch:
+            flags.append("replacement_chars")
+        nlines = patch.count("\n") + 1
+        if nlines > LARGE_PATCH_LINES:
+            flags.append("large")
+        if not patch.startswith("@@") or _ODD_LINE.search(patch):
+            flags.append("malformed")
+        if not additions and not deletions:  # a stats-less source: count from the text
+            additions = patch.count("\n+") + patch.startswith("+")
+            deletions = patch.count("\n-") + patch.startswith("-")
+    return FileDiff(
+        filename=filename,
+        old_filename=file.get("previous_filename") or None,
+        status=str(file.get("status") or "modified"),
+        role=role,
+        language=language_of(filename) if filename else None,
+        additions=additions,
+        deletions=deletions,
+        binary=binary,
+        patch_missing=patch_missing,
+        flags=flags,
+        patch=patch,
+    )
+
+
+def parse_files(files: list[dict[str, Any]] | None) -> list[FileDiff]:
+    return [parse_file(f) for f in files or []]
+
+
+def _int(v: Any) -> int:
+    try:
+        return max(0, int(v or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def parse_hunks(patch: str | None) -> tuple[list[Hunk], bool]:
+    """-> (hunks, malformed). unidiff first; when it refuses, a tolerant scanner keeps what it can."""
+    if not patch:
+        return [], False
+    text = patch if patch.endswith("\n") else patch + "\n"
+    try:
+        ps = unidiff.PatchSet("--- a/x\n+++ b/x\n" + text)
+        hunks = []
+        for pf in ps:
+            for h in pf:
+                lines = [
+                    Line(ln.line_type, ln.source_line_no, ln.target_line_no, ln.value.rstrip("\n"))
+                    for ln in h
+                    if ln.line_type in ("+", "-", " ")
+                ]
+                header = f"@@ -{h.source_start},{h.source_length} +{h.target_start},{h.target_length} @@"
+                hunks.append(
+                    Hunk(
+                        header=header + (" " + h.section_header if h.section_header else ""),
+                        section=(h.section_header or "").strip(),
+                        old_start=h.source_start,
+                        old_len=h.source_length,
+                        new_start=h.target_start,
+                        new_len=h.target_length,
+                        lines=lines,
+                    )
+                )
+        if hunks or not text.strip():
+            return hunks, False
+    except Exception:  # UnidiffParseError, and whatever a hostile patch triggers
+        pass
+    return _scan_hunks(text), True
+
+
+def _scan_hunks(text: str) -> list[Hunk]:
+    """Tolerant line scanner: wrong counts, stray lines and missing headers are kept, never fatal."""
+    hunks: list[Hunk] = []
+    cur: Hunk | None = None
+    old_no = new_no = 1
+    for raw in text.split("\n")[:-1]:
+        m = _HUNK_HEADER.match(raw) if raw.startswith("@@") else None
+        if m:
+            old_no, new_no = int(m.group(1)), int(m.group(3))
+            cur = Hunk(
+                raw,
+                m.group(5).strip(),
+                old_no,
+                int(m.group(2) or 1),
+                new_no,
+                int(m.group(4) or 1),
+            )
+            hunks.append(cur)
+            continue
+        if cur is None:
+            cur = Hunk("", "", 1, 0, 1, 0)
+            hunks.append(cur)
+        kind = raw[:1]
+        if kind == "\\":
+            continue
+        if kind == "+":
+            cur.lines.append(Line("+", None, new_no, raw[1:]))
+            new_no += 1
+        elif kind == "-":
+            cur.lines.append(Line("-", old_no, None, raw[1:]))
+            old_no += 1
+        else:  # context, or a stray line kept as context
+            cur.lines.append(Line(" ", old_no, new_no, raw[1:] if kind == " " else raw))
+            old_no += 1
+            new_no += 1
+    return hunks
+
+
+# ---- fast scanning of raw patch text (no per-line Python work) ------------------------------------
+
+
+def new_line_at(patch: str, pos: int) -> int | None:
+    """New-side line number of the line containing `pos`; None for a removed line or outside a hunk."""
+    start = patch.rfind("\n", 0, pos) + 1
+    if patch.startswith("-", start):
+        return None
+    h = patch.rfind("\n@@ ", 0, start)
+    h = h + 1 if h >= 0 else (0 if patch.startswith("@@ ") else -1)
+    if h < 0:
+        return None
+    m = _HUNK_HEADER.match(patch, h)
+    if not m:
+        return None
+    body_start = patch.find("\n", h) + 1
+    seg = "\n" + patch[body_start:start]
+    # every line before ours in this hunk that exists on the new side moves the counter
+    return int(m.group(3)) + seg.count("\n+") + seg.count("\n ") + seg.count("\n\n")
+
+
+def line_bounds(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, (len(text) if end < 0 else end)
+
+
+def added_lines_with(
+    text: str, needle: str, *, word: bool = True, sign: str = "+", limit: int = 50
+) -> Iterator[tuple[int, str]]:
+    """(position, line text without the sign) for each `sign` line containing `needle`.
+
+    str.find runs at memory speed, so a needle that is absent costs almost nothing.
+    """
+    pos = text.find(needle)
+    seen_line = -1
+    n = 0
+    while pos >= 0 and n < limit:
+        start, end = line_bounds(text, pos)
+        ok = text.startswith(sign, start) and not text.startswith(sign * 3 + " ", start)
+        if ok and word:
+            before = text[pos - 1] if pos > start else " "
+            after_i = pos + len(needle)
+            after = text[after_i] if after_i < len(text) else " "
+            ok = not (before.isalnum() or before == "_") and (
+                not needle[-1:].isalnum() or not (after.isalnum() or after == "_")
+            )
+        if ok and start != seen_line:
+            seen_line = start
+            n += 1
+            yield start, text[start + 1 : end]
+        pos = text.find(needle, end if ok else pos + 1)
+
+
+def hunk_sections(patch: str) -> list[tuple[int, str]]:
+    """(new_start, section text) for every @@ header that names an enclosing function or class."""
+    return [(int(m.group(3)), m.group(5).strip()) for m in _HUNK_HEADER.finditer(patch) if m.group(5).strip()]
+
+
+class Concat:
+    """All patches of a PR joined once, so each needle is searched once per PR, not once per file."""
+
+    __slots__ = ("text", "starts", "files")
+
+    def __init__(self, files: list[FileDiff]):
+        parts, starts, owners = [], [], []
+        pos = 0
+        for fd in files:
+            if fd.patch:
+                starts.append(pos)
+                owners.append(fd)
+                parts.append(fd.patch)
+                pos += len(fd.patch) + 1
+        self.text = "\n".join(parts)
+        self.starts = starts
+        self.files = owners
+
+    def locate(self, pos: int) -> tuple[FileDiff, int]:
+        """-> (file, position inside its patch)."""
+        i = bisect_right(self.starts, pos) - 1
+        return self.files[i], pos - self.starts[i]
+
+    def evidence_line(self, pos: int) -> tuple[str, int | None]:
+        fd, local = self.locate(pos)
+        return fd.filename, new_line_at(fd.patch or "", local)

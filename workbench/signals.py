@@ -1,0 +1,482 @@
+"""Signal detectors over a PR's diff: risk themes, API and config changes, dependency bumps, scope.
+
+Each detector returns Signals whose evidence is (file, new line number, the line). Detection is driven by
+needles searched once in the PR's concatenated patches (`diff.Concat`): an absent needle costs a
+memory-speed scan, a present one is checked on its line (added? a whole identifier?).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .analysis import Evidence, Signal
+from .conventions import Conventions
+from .diff import Concat, FileDiff, added_lines_with, new_line_at
+
+# needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
+# "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
+THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
+    "risk.concurrency": (
+        "concurrency: locks, threads, asyncio, sockets, ACKs, races",
+        tuple(
+            (n, "i")
+            for n in (
+                "lock",
+                "Lock",
+                "RLock",
+                "threading",
+                "Thread",
+                "asyncio",
+                "await",
+                "Semaphore",
+                "socket",
+                "zmq",
+                "recv",
+                "ack",
+                "ACK",
+                "race",
+                "races",
+                "deadlock",
+                "barrier",
+                "mutex",
+                "atomic",
+                "multiprocessing",
+                "ThreadPoolExecutor",
+                "Condition",
+                "notify",
+                "run_coroutine_threadsafe",
+            )
+        ),
+        ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
+    ),
+    "risk.memory": (
+        "memory and resources: detach, gc, empty_cache, del, leaks, IPC handles",
+        tuple(
+            (n, "i")
+            for n in (
+                "detach",
+                "gc",
+                "empty_cache",
+                "del",
+                "leak",
+                "ipc_collect",
+                "IPC",
+                "ipc",
+                "weakref",
+                "OOM",
+                "oom",
+                "__del__",
+                "pin_memory",
+                "share_memory",
+                "mmap",
+                "offload",
+                "memory_allocated",
+                "max_memory",
+                "release",
+                "close",
+                "cleanup",
+                "_cleanup",
+            )
+        ),
+        ("memory leak", "leak", "oom", "out of memory", "显存", "内存", "memory"),
+    ),
+    "risk.numerics": (
+        "numerics: dtype, precision, overflow",
+        tuple(
+            (n, "i")
+            for n in (
+                "dtype",
+                "float16",
+                "bfloat16",
+                "bf16",
+                "fp16",
+                "fp32",
+                "fp8",
+                "float32",
+                "float64",
+                "precision",
+                "overflow",
+                "underflow",
+                "nan",
+                "NaN",
+                "isnan",
+                "isinf",
+                "eps",
+                "epsilon",
+                "clamp",
+                "log_softmax",
+                "logsumexp",
+                "autocast",
+                "int8",
+            )
+        )
+        + (("quantiz", "s"),),
+        ("precision", "overflow", "numerical", "nan ", "dtype", "精度", "溢出"),
+    ),
+    "risk.error_handling": (
+        "error handling: bare except, pass, swallowed errors",
+        (
+            ("except:", "s"),
+            ("except Exception", "s"),
+            ("except BaseException", "s"),
+            ("pass", "w"),
+            ("suppress(", "s"),
+            ("|| true", "s"),
+            ("set +e", "s"),
+            ('errors="ignore"', "s"),
+            ("ignore_errors", "i"),
+            ("raise", "w"),
+            ("try:", "w"),
+        ),
+        ("exception", "error handling", "swallow", "crash"),
+    ),
+    "risk.markers": (
+        "markers added: TODO / FIXME / HACK / XXX",
+        (("TODO", "w"), ("FIXME", "w"), ("HACK", "w"), ("XXX", "w")),
+        (),
+    ),
+    "risk.security": (
+        "security: eval/exec, shell=True, pickle/yaml loads, secrets",
+        (
+            ("eval(", "f"),
+            ("exec(", "f"),
+            ("shell=True", "s"),
+            ("pickle.load", "s"),
+            ("yaml.load(", "s"),
+            ("yaml.unsafe_load", "s"),
+            ("torch.load(", "s"),
+            ("weights_only=False", "s"),
+            ("os.system(", "s"),
+            ("trust_remote_code=True", "s"),
+            ("password", "i"),
+            ("secret", "i"),
+            ("api_key", "i"),
+            ("verify=False", "s"),
+            ("chmod 777", "s"),
+            ("| bash", "s"),
+            ("| sh", "s"),
+        ),
+        ("security", "vulnerab", "cve-", "injection", "安全"),
+    ),
+}
+# Lines where these needles count only when the line is nothing else (a lone `pass` swallows an error).
+_LONE = {"pass"}
+
+
+def _boundary_ok(text: str, start: int, pos: int, needle: str, mode: str) -> bool:
+    if mode == "s":
+        return True
+    before = text[pos - 1] if pos > start else " "
+    end = pos + len(needle)
+    after = text[end] if end < len(text) else " "
+    if mode == "i":
+        return not before.isalpha() and (not needle[-1].isalnum() or not after.isalpha())
+    if mode == "f":
+        return not (before.isalnum() or before in "_.")
+    return not (before.isalnum() or before == "_") and (
+        not needle[-1].isalnum() or not (after.isalnum() or after == "_")
+    )
+
+
+@dataclass
+class Hit:
+    file: FileDiff
+    line: int | None
+    text: str
+
+
+@dataclass
+class CodeFacts:
+    """Per-PR results the conclusions reuse: hits per theme, symbols, risk counts per file."""
+
+    theme_hits: dict[str, list[Hit]] = field(default_factory=dict)
+    risk_per_file: Counter = field(default_factory=Counter)
+    symbols: Counter = field(default_factory=Counter)  # name -> weight
+    file_symbols: dict[str, list[str]] = field(default_factory=dict)
+
+
+def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 12) -> None:
+    text = cat.text
+    if not text:
+        return
+    for name, (_label, needles, _words) in THEMES.items():
+        hits: list[Hit] = []
+        seen: set[int] = set()
+        for needle, mode in needles:
+            if needle not in text:
+                continue
+            for start, line in added_lines_with(text, needle, word=False, limit=40):
+                pos = text.find(needle, start)
+                if start in seen or not _boundary_ok(text, start, pos, needle, mode):
+                    continue
+                if needle in _LONE and line.strip() != needle:
+                    continue
+                fd, local = cat.locate(start)
+                if fd.role not in ("code", "ci", "build", "notebook", "config"):
+                    continue  # a test that exercises a lock is not a risky lock
+                seen.add(start)
+                hits.append(Hit(fd, None, line.strip()[:200]))
+                facts.risk_per_file[fd.filename] += 1
+                if len(hits) >= per_theme:
+                    break
+            if len(hits) >= per_theme:
+                break
+        if hits:
+            facts.theme_hits[name] = hits
+
+
+def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
+    """Themes named in the title and description (no file): 'fix memory leak in ...'."""
+    out: dict[str, list[Evidence]] = {}
+    low = [t.lower() for t in texts if t]
+    for name, (_label, _needles, words) in THEMES.items():
+        for t, orig in zip(low, [t for t in texts if t], strict=False):
+            for w in words:
+                i = t.find(w)
+                if i >= 0:
+                    s = orig[max(0, i - 60) : i + 100].replace("\n", " ").strip()
+                    out.setdefault(name, []).append(Evidence(None, None, s))
+                    break
+    return out
+
+
+def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Conventions) -> list[Signal]:
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs = []
+    for name, (label, _n, _w) in THEMES.items():
+        hits = facts.theme_hits.get(name, [])
+        tev = text_ev.get(name, []) if name != "risk.markers" else []
+        if not hits and not tev:
+            continue
+        ev = [Evidence(h.file.filename, _line_of(h), h.text) for h in hits[:n_ev]] + tev[:1]
+        weight = conv.weight(name) * (1.0 if hits else 0.5)  # said but not seen in the diff: half
+        sigs.append(
+            Signal(
+                name, label + (f" ({len(hits)} added lines)" if hits else " (in the description)"), weight, ev
+            )
+        )
+    return sigs
+
+
+def _line_of(h: Hit) -> int | None:
+    if h.line is None and h.file.patch:
+        pos = h.file.patch.find("\n+" + h.text[:60])
+        if pos < 0 and h.file.patch.startswith("+"):
+            pos = 0
+        h.line = new_line_at(h.file.patch, pos + 1) if pos >= 0 else None
+    return h.line
+
+
+_DEF = re.compile(r"\s*(?:async\s+)?(def|class)\s+(\w+)\s*([(:]?[^\n]*)")
+_SECTION_NAME = re.compile(r"(?:def|class|fn|func|function|struct|impl|interface|module)\s+([A-Za-z_]\w*)")
+_SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)\s*\(")
+
+
+def section_name(section: str) -> str | None:
+    m = _SECTION_NAME.search(section) or _SECTION_CALLABLE.search(section)
+    return m.group(1) if m else None
+
+
+def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
+    """Enclosing functions from @@ headers, and def/class lines added or removed -> API-change signals."""
+    from .diff import hunk_sections
+
+    removed_ev: list[Evidence] = []
+    signature_ev: list[Evidence] = []
+    for fd in files:
+        if not fd.patch or fd.role not in ("code", "test", "notebook"):
+            continue
+        names: list[str] = []
+        for _start, sec in hunk_sections(fd.patch):
+            n = section_name(sec)
+            if n:
+                names.append(n)
+                facts.symbols[n] += 1.0 if fd.role == "code" else 0.3
+        if "def " not in fd.patch and "class " not in fd.patch:
+            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+            continue
+        added: dict[str, tuple[str, int]] = {}
+        removed: dict[str, str] = {}
+        for sign, bucket in (("+", added), ("-", removed)):
+            for kw in ("def ", "class "):
+                for start, line in added_lines_with(fd.patch, kw, word=False, sign=sign, limit=200):
+                    m = _DEF.match(line)
+                    if m:
+                        sig = " ".join(m.group(3).split())
+                        bucket[m.group(2)] = (sig, start) if sign == "+" else sig
+        for name in added:
+            names.append(name)
+            facts.symbols[name] += 1.5 if fd.role == "code" else 0.3
+        for name in removed:
+            if name not in added:
+                names.append(name)
+                facts.symbols[name] += 1.0 if fd.role == "code" else 0.3
+        facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+        if fd.role != "code":
+            continue
+        for name, old_sig in removed.items():
+            if name.startswith("_"):
+                continue
+            if name not in added:
+                removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
+            elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
+                sig, start = added[name]
+                signature_ev.append(
+                    Evidence(
+                        fd.filename, new_line_at(fd.patch, start), f"{name}{old_sig} -> {name}{sig}"[:240]
+                    )
+                )
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs = []
+    if removed_ev:
+        sigs.append(
+            Signal(
+                "api.removed",
+                f"public functions/classes removed or renamed ({len(removed_ev)})",
+                conv.weight("api.removed"),
+                removed_ev[:n_ev],
+            )
+        )
+    if signature_ev:
+        sigs.append(
+            Signal(
+                "api.signature",
+                f"public signatures changed ({len(signature_ev)})",
+                conv.weight("api.signature"),
+                signature_ev[:n_ev],
+            )
+        )
+    return sigs
+
+
+def _norm_sig(s: str) -> str:
+    return re.sub(r"\s+|,\)", "", s).rstrip(":")
+
+
+_FIELD_DEFAULT = re.compile(r"\n-([ \t]+)(\w+)[ \t]*:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
+_ARG_DEFAULT = re.compile(
+    r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
+)
+_CONFIG_KEY = re.compile(r"([+-])[ \t]*[\"']?([\w.\-]+)[\"']?[ \t]*[:=][ \t]*(.*)")
+
+
+def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """Dataclass field / argparse defaults changed in code, and keys changed in YAML/TOML/JSON files."""
+    defaults: list[Evidence] = []
+    keys: list[Evidence] = []
+    for fd in files:
+        p = fd.patch
+        if not p or "\n-" not in "\n" + p:
+            if not (p and fd.role == "config"):
+                continue
+        if fd.role == "code" and fd.language == "Python":
+            text = "\n" + p
+            for m in _FIELD_DEFAULT.finditer(text):
+                indent, name, old = m.group(1), m.group(2), m.group(3).strip()
+                i = text.find(f"\n+{indent}{name}")
+                if i >= 0:
+                    j = text.find("\n", i + 1)
+                    line = text[i + 2 : j if j >= 0 else len(text)]
+                    new = line.split("=", 1)[1].strip() if "=" in line else None
+                    if new is not None and new != old:
+                        defaults.append(
+                            Evidence(fd.filename, new_line_at(p, i), f"{name}: {old} -> {new}"[:200])
+                        )
+            if "default" in p:
+                for m in _ARG_DEFAULT.finditer(text):
+                    name, old = m.group(1), m.group(2).strip()
+                    for start, line in added_lines_with(p, name, word=False, limit=5):
+                        if "default" in line:
+                            new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
+                            if new != old:
+                                defaults.append(
+                                    Evidence(
+                                        fd.filename,
+                                        new_line_at(p, start),
+                                        f"--{name}: default {old} -> {new}"[:200],
+                                    )
+                                )
+                            break
+        elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
+            old_vals: dict[str, str] = {}
+            new_vals: dict[str, tuple[str, int]] = {}
+            pos = 0
+            for n, raw in enumerate(p.split("\n")):
+                if n > 400:
+                    break
+                if raw[:1] in "+-":
+                    m = _CONFIG_KEY.match(raw)
+                    if m:
+                        if m.group(1) == "-":
+                            old_vals[m.group(2)] = m.group(3).strip()
+                        else:
+                            new_vals[m.group(2)] = (m.group(3).strip(), pos)
+                pos += len(raw) + 1
+            for k, (v, at) in new_vals.items():
+                if k in old_vals and old_vals[k] != v:
+                    keys.append(Evidence(fd.filename, new_line_at(p, at), f"{k}: {old_vals[k]} -> {v}"[:200]))
+                elif k not in old_vals:
+                    keys.append(Evidence(fd.filename, new_line_at(p, at), f"added {k}: {v}"[:200]))
+            for k in old_vals.keys() - new_vals.keys():
+                keys.append(Evidence(fd.filename, None, f"removed {k}"[:200]))
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs = []
+    if defaults:
+        sigs.append(
+            Signal(
+                "config.defaults",
+                f"default values changed in code ({len(defaults)})",
+                conv.weight("config.defaults"),
+                defaults[:n_ev],
+            )
+        )
+    if keys:
+        sigs.append(
+            Signal(
+                "config.keys", f"config keys changed ({len(keys)})", conv.weight("config.keys"), keys[:n_ev]
+            )
+        )
+    return sigs
+
+
+_DEP = re.compile(
+    r"([+-])[ \t]*[\"']?([A-Za-z][\w.\-]*(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
+)
+_BUMP_TITLE = re.compile(
+    r"\b(bump|upgrade|pin|unpin|update|downgrade)\b.{0,60}\b(to|from|version|v?\d)", re.I
+)
+
+
+def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Signal]:
+    """Dependency version changes in build files (requirements, pyproject, setup.py, Dockerfile, ...)."""
+    ev: list[Evidence] = []
+    for fd in files:
+        if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
+            continue
+        old: dict[str, str] = {}
+        pos = 0
+        for n, raw in enumerate(fd.patch.split("\n")):
+            if n > 400:
+                break
+            if raw[:1] in "+-":
+                m = _DEP.match(raw)
+                if m:
+                    name = m.group(2).lower()
+                    if m.group(1) == "-":
+                        old[name] = m.group(3)
+                    elif old.get(name) != m.group(3):
+                        was = f"{old[name]} -> " if name in old else "added "
+                        ev.append(
+                            Evidence(fd.filename, new_line_at(fd.patch, pos), f"{name}: {was}{m.group(3)}")
+                        )
+            pos += len(raw) + 1
+    if not ev and _BUMP_TITLE.search(title or "") and any(f.role == "build" for f in files):
+        ev.append(Evidence(None, None, title))
+    if not ev:
+        return []
+    n_ev = int(conv.threshold("max_evidence", 3))
+    return [
+        Signal("deps.bump", f"dependency versions changed ({len(ev)})", conv.weight("deps.bump"), ev[:n_ev])
+    ]
