@@ -347,8 +347,13 @@ def neutralize_markdown(text: str) -> str:
     return _UNSAFE_LINK_RX.sub(lambda m: m.group(1) + "#unsafe-link:", "".join(out))
 
 
+_SCHEME_RX = re.compile(r"\b(javascript|vbscript|data)(\s*):", re.I)
+
+
 def _escape_html(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # a script scheme anywhere outside code spans loses its colon: no renderer turns it into a link
+    return _SCHEME_RX.sub(r"\1\2&#58;", s)
 
 
 def _link_text(s: str) -> str:
@@ -379,7 +384,8 @@ def pr_line(entry: DigestEntry, lang: str) -> str:
         if entry.author
         else ("（作者已注销）" if lang == "zh" else "(deleted user)")
     )
-    files = f"{entry.changed_files} 个文件" if lang == "zh" else f"{entry.changed_files} files"
+    n = entry.changed_files
+    files = f"{n} 个文件" if lang == "zh" else f"{n} file{'s' if n != 1 else ''}"
     sep = " · "
     return (
         f"[#{entry.number} {_link_text(entry.title)}]({_safe_url(entry.url)}){sep}{author}{sep}{state}"

@@ -116,7 +116,9 @@ def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
         if not cause and not numbers and d.get("empty"):
             out += "PR 描述为空或只有模板，需要从代码读出意图。"
         return out
-    out = f"Changes {n} files ({size})" + (f", mostly in {areas}" if areas else "") + "."
+    out = (
+        f"Changes {n} file{'s' if n != 1 else ''} ({size})" + (f", mostly in {areas}" if areas else "") + "."
+    )
     if a and a.deciding:
         out += f" Deciding signals: {'; '.join(a.deciding[:3])}."
     if cause:

@@ -1,0 +1,94 @@
+"""Markdown exports: one PR's brief, or the digest of a repository (the reference layout).
+
+The stored text is what the reviewer wrote, so it is parsed back (keeping their extra text) and
+rendered with every untrusted field neutralised: a title like `<script>` must not become live HTML
+wherever the Markdown is published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from .brief import DigestEntry, check_lang, parse_brief, render_digest
+from .config import WorkbenchError, exports_dir
+from .store import Store
+
+
+def default_lang(repo: str) -> str:
+    try:
+        from .conventions import load_conventions
+
+        return check_lang(getattr(load_conventions(repo), "lang", None) or "zh")
+    except WorkbenchError:
+        raise
+    except Exception:  # conventions are optional: a repository without a file gets zh
+        return "zh"
+
+
+def _slug(repo: str) -> str:
+    return repo.replace("/", "-")
+
+
+def digest_entries(store: Store, repo: str, numbers: Iterable[int], lang: str) -> list[DigestEntry]:
+    entries = []
+    for n in numbers:
+        rec = store.pr(repo, int(n))
+        latest = store.latest_brief(repo, int(n))
+        brief = None
+        if latest is not None and latest.text.strip():
+            brief = parse_brief(latest.text, repo=repo, number=int(n), lang=latest.lang or lang)
+        entries.append(
+            DigestEntry(
+                number=rec.number,
+                title=rec.title,
+                url=rec.url,
+                author=rec.author,
+                state=rec.state,
+                additions=rec.additions,
+                deletions=rec.deletions,
+                changed_files=int(rec.pr.get("changed_files") or len(rec.files)),
+                brief=brief,
+            )
+        )
+    return entries
+
+
+def export_digest(
+    store: Store,
+    repo: str,
+    numbers: Iterable[int] | None = None,
+    out_dir: str | Path | None = None,
+    lang: str | None = None,
+    output: str | Path | None = None,
+    *,
+    since: str | None = None,
+    state: str | None = None,
+) -> Path:
+    """Write the digest: `# owner/repo`, then one section per PR (the given order, else newest first)."""
+    lang = check_lang(lang or default_lang(repo))
+    if numbers is None:
+        df = store.prs(repo, state=state, since=since)
+        nums = [int(x) for x in df["number"]]
+    else:
+        nums = [int(x) for x in numbers]
+        if since or (state and state != "all"):
+            keep = set(int(x) for x in store.prs(repo, state=state, since=since, numbers=nums)["number"])
+            nums = [n for n in nums if n in keep]
+    text = render_digest(repo, digest_entries(store, repo, nums, lang), lang)
+    path = Path(output) if output else exports_dir(out_dir) / f"{_slug(repo)}-digest.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def export_pr(
+    store: Store, repo: str, number: int, out_dir: str | Path | None = None, lang: str | None = None
+) -> Path:
+    """One PR's brief as its own Markdown file (same section layout as the digest)."""
+    lang = check_lang(lang or default_lang(repo))
+    text = render_digest(repo, digest_entries(store, repo, [number], lang), lang)
+    path = exports_dir(out_dir) / f"{_slug(repo)}-{int(number)}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
