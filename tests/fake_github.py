@@ -103,6 +103,7 @@ class FakeGitHub:
         self.graphql_used = 0
         self.reset_at = int(time.time()) + 3600
         self.log: list[tuple[str, str, int]] = []  # (method, path+query, status)
+        self.latency = 0.0  # seconds added to every answer (the crash test needs a slow server)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
@@ -114,7 +115,9 @@ class FakeGitHub:
 
     # lifecycle
     def start(self) -> FakeGitHub:
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -177,7 +180,9 @@ class FakeGitHub:
     # faults
     def inject(self, fault: str, *, kind: str | None = None, times: int = 1, **kw: Any) -> None:
         """fault: primary | secondary | secondary429 | 502 | 503 | 504 | drop | truncate | graphql_error.
-        kind: the request kind it hits (pulls, pull, files, graphql, ...), any when None."""
+        kind: the request kind it hits (pulls, pull, files, graphql, ...), any when None.
+        after=K lets K matching requests through first; retry_after=S (None: no header) for secondary limits;
+        reset_in=S for the primary limit; alias="pN" picks the PR a graphql_error removes."""
         with self.lock:
             self.faults.append({"fault": fault, "kind": kind, "times": times, **kw})
 
@@ -185,6 +190,9 @@ class FakeGitHub:
         with self.lock:
             for f in self.faults:
                 if f["times"] > 0 and (f["kind"] is None or f["kind"] == kind):
+                    if f.get("after", 0) > 0:  # let this many matching requests through first
+                        f["after"] -= 1
+                        return None
                     f["times"] -= 1
                     return f
         return None
@@ -250,6 +258,8 @@ class _Request:
     # ---- dispatch
     def serve(self) -> None:
         gh = self.gh
+        if gh.latency:
+            time.sleep(gh.latency)
         auth = self.h.headers.get("Authorization")
         if auth and gh.token and auth.split(" ", 1)[-1] != gh.token:
             return self._send(
@@ -1130,3 +1140,17 @@ __all__ = [
     "graphql_cost",
     "base64",
 ]
+
+
+# ---- test helpers ---------------------------------------------------------------------------------------------------
+def assert_whole(store, repo_name: str, repo: FakeRepo, number: int) -> None:
+    """The cached PR has exactly what the fake holds (files up to GitHub's cap, every comment, commits up to 250)."""
+    fake = repo.prs[number]
+    rec = store.pr(repo_name, number)
+    assert rec.number == number and rec.title == fake.title
+    assert len(rec.files) == min(len(fake.files), FILES_CAP), (number, len(rec.files), len(fake.files))
+    assert len(rec.issue_comments) == len(fake.issue_comments), number
+    assert len(rec.reviews) == len(fake.reviews), number
+    assert len(rec.review_comments) == len(fake.review_comments), number
+    assert len(rec.commits) == min(len(fake.commits), COMMITS_CAP), number
+    assert rec.pr["head"]["sha"] == fake.head_sha
