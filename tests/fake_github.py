@@ -179,7 +179,8 @@ class FakeGitHub:
 
     # faults
     def inject(self, fault: str, *, kind: str | None = None, times: int = 1, **kw: Any) -> None:
-        """fault: primary | secondary | secondary429 | 502 | 503 | 504 | drop | truncate | graphql_error.
+        """fault: primary | secondary | secondary429 | 502 | 503 | 504 | drop | truncate | graphql_error |
+        graphql_rate_limited.
         kind: the request kind it hits (pulls, pull, files, graphql, ...), any when None.
         after=K lets K matching requests through first; retry_after=S (None: no header) for secondary limits;
         reset_in=S for the primary limit; alias="pN" picks the PR a graphql_error removes."""
@@ -385,6 +386,17 @@ class _Request:
     def _graphql(self) -> None:
         gh = self.gh
         fault = gh._take_fault("graphql")
+        if (
+            fault and fault["fault"] == "graphql_rate_limited"
+        ):  # GitHub's GraphQL way: 200 with a RATE_LIMITED error
+            reset = int(time.time()) + int(fault.get("reset_in", 3600))
+            return self._send(
+                200,
+                {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]},
+                kind=None,
+                headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
+                rate_headers=False,
+            )
         if fault and fault["fault"] not in ("graphql_error",):
             return self._fault(fault, "graphql")
         try:
