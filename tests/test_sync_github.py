@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pandas as pd
 import pytest
 from fake_github import FakeGitHub, add_edge_prs, assert_whole, generate_prs
@@ -247,3 +249,49 @@ def test_parse_since_and_split_diff():
         "diff --git a/i.png b/i.png\nBinary files a/i.png and b/i.png differ\n"
     )
     assert split_diff(diff) == {"x.py": "@@ -1 +1 @@\n-a\n+b"}
+
+
+def test_long_discussions_are_paged_and_long_threads_fall_back_to_rest(gh, store):
+    from fake_github import _comment, _review_comment
+
+    repo = gh.add_repo(REPO)
+    prs = generate_prs(repo, 5)
+    busy = prs[2]
+    when = datetime(2025, 3, 1, tzinfo=UTC)
+    busy.issue_comments += [
+        _comment(repo, "bot", f"ping {i}", when) for i in range(120)
+    ]  # > 50 per batch page
+    root = _review_comment(repo, "alice", "src/a.py", "Why?", when, 1, busy.head_sha)
+    replies = [
+        dict(
+            _review_comment(repo, "bob", "src/a.py", f"because {i}", when, 1, busy.head_sha),
+            in_reply_to_id=root["id"],
+        )
+        for i in range(30)
+    ]  # > 20 comments in one thread
+    busy.threads.append({"resolved": True, "comments": [root, *replies]})
+    busy.threads += [
+        {"resolved": False, "comments": [_review_comment(repo, "eve", "b.py", f"t{i}", when, 1, "x")]}
+        for i in range(25)
+    ]  # > 20 threads
+    res = run(store, gh)
+    assert not res.errors
+    assert_whole(store, REPO, repo, busy.number)
+    got = {c["id"]: c["thread_resolved"] for c in store.pr(REPO, busy.number).review_comments}
+    assert got[root["id"]] is True and all(got[r["id"]] is True for r in replies)
+    assert sum(1 for v in got.values() if v is False) >= 25
+    assert gh.counts["review_comments"] == 1  # the REST fallback, for that PR only
+
+
+def test_failed_pr_deep_in_a_pass_is_not_hidden_by_a_page1_304(gh, store):
+    repo = gh.add_repo(REPO)
+    generate_prs(repo, 30)
+    run(store, gh)  # a complete pass: watermark and page-1 ETag saved
+    for n in (1, 2, 3):
+        gh.touch(repo, n, comment=True)
+    gh.inject("graphql_error", kind="graphql", alias="p2")
+    res = run(store, gh)
+    assert res.prs_written == 2 and res.errors
+    res = run(store, gh)  # page 1 did not change since, but #2 is still owed
+    assert res.prs_written == 1 and not res.errors
+    assert_whole(store, REPO, repo, 2)

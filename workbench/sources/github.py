@@ -303,7 +303,7 @@ class _Pass:
         # Page 1 unchanged since the last complete pass means no PR was updated: a free 304 ends the pass.
         conditional = url == first_url and not since and watermark is not None
         written_before = self.result.prs_written
-        complete = False
+        complete, page1_etag = False, None
         while url:
             self.store.set_cursor(
                 self.pk, {"state": state, "floor": floor, "started_at": started_at, "page_url": url}
@@ -313,7 +313,7 @@ class _Pass:
             if page.status == 304:
                 complete = True
                 break
-            pending, stop, errors_before = [], False, len(self.result.errors)
+            pending, stop = [], False
             for item in page.data or []:
                 updated = iso_utc(item.get("updated_at"))
                 if floor and updated and updated < floor:
@@ -331,12 +331,8 @@ class _Pass:
                     self._write_batch(pending)
                     pending = []
             self._write_batch(pending)
-            if (
-                url == first_url
-                and not self.result.stopped_reason
-                and len(self.result.errors) == errors_before
-            ):
-                self.store.set_validator(url, page.headers.get("etag"), None)
+            if url == first_url:
+                page1_etag = page.headers.get("etag")
             if stop:
                 break
             url = page.next_url
@@ -347,6 +343,10 @@ class _Pass:
             if full_pass and not self.result.errors:
                 start = datetime.fromisoformat(started_at.replace("Z", "+00:00")) - WATERMARK_MARGIN
                 self.store.set_watermark(self.pk, iso_utc(start))
+                # Saved only now: a later 304 on page 1 must mean "everything listed is cached", and a PR
+                # that failed deeper in this pass would otherwise be skipped for good.
+                if page1_etag:
+                    self.store.set_validator(first_url, page1_etag, None)
 
     def run_numbers(self, numbers: list[int]) -> None:
         """Just these PRs; leaves the watermark and cursor alone. The detail ETag makes an unchanged PR free."""
