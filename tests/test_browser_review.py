@@ -1,0 +1,148 @@
+"""The review notebook in real JupyterLab, driven by headless Debian Chromium through Playwright.
+
+Runs all cells, steps with Next and with the `j` key (without moving JupyterLab's active cell), types a
+brief, waits for the autosave, exports and reads the exported file; the first PR in the queue carries
+script/onerror/javascript: payloads in its title, body, comment, label, file name and patch, and nothing
+of it may run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from jupyter_server_helper import CHROMIUM_ARGS, chromium_path, start_lab
+from ui_helpers import REPO, make_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if chromium_path() is None:
+    pytest.skip("no chromium at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
+
+TIMEOUT = 60_000  # ms: a cold kernel + widget manager on a 2-core CI box is slow
+
+
+def _notebook_copy(dst: Path) -> Path:
+    shutil.copytree(ROOT / "notebooks", dst)
+    path = dst / "review.ipynb"
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            src = "".join(cell["source"])
+            src = src.replace('repo = "example-org/minirl"', f'repo = "{REPO}"')
+            assert REPO in src, "the parameters cell no longer sets `repo = ...`"
+            cell["source"] = src
+    path.write_text(json.dumps(nb))
+    return path
+
+
+@pytest.fixture
+def lab(tmp_path):
+    cache = tmp_path / "cache"
+    make_cache(cache).close()
+    root = tmp_path / "root"
+    _notebook_copy(root)
+    server = start_lab(
+        root,
+        {
+            "WORKBENCH_CACHE": str(cache),
+            "WORKBENCH_EXPORTS": str(tmp_path / "exports"),
+            "JUPYTER_CONFIG_DIR": str(tmp_path / "jcfg"),
+            "WORKBENCH_MODEL": "",
+        },
+        tmp_path / "lab.log",
+    )
+    server.exports = tmp_path / "exports"
+    yield server
+    server.stop()
+
+
+def test_review_notebook_in_jupyterlab(lab, tmp_path):
+    dialogs: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.set_default_timeout(TIMEOUT)
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        try:
+            _drive(page, lab, dialogs)
+        except BaseException:
+            shot = Path("/tmp") / f"wb-review-failure-{int(time.time())}.png"
+            try:
+                page.screenshot(path=str(shot), full_page=True)
+            except Exception:  # noqa: BLE001
+                pass
+            print(f"screenshot: {shot}\njupyter log tail:\n{lab.log_tail()}")
+            raise
+        finally:
+            browser.close()
+
+
+def _status(page) -> str:
+    return page.locator(
+        ".wb-app .wb-status-ok, .wb-app .wb-status-warn, .wb-app .wb-status-err"
+    ).first.inner_text()
+
+
+def _drive(page, lab, dialogs):
+    page.goto(lab.url("lab/tree/review.ipynb"))
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+        " return k && k.status === 'idle'; }",
+        timeout=120_000,
+    )
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    app = page.locator(".wb-app")
+    app.wait_for(state="visible", timeout=120_000)
+    pos = app.locator(".widget-label", has_text=" / ").first
+    sync_api.expect(pos).to_have_text("1 / 4", timeout=TIMEOUT)
+
+    # 1. The first PR (#7) is the hostile one: everything shows as text, nothing runs.
+    header = app.locator(".wb-header")
+    sync_api.expect(header).to_contain_text("<script>window.__xss=1", timeout=TIMEOUT)
+    sync_api.expect(app.locator(".wb-diff").first).to_be_visible(timeout=TIMEOUT)  # first file auto-opened
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => window.__xss === undefined"), "an injected script or handler ran"
+    assert page.locator(".wb-app img[src='x']").count() == 0
+    assert page.locator(".wb-app script").count() == 0
+    assert page.locator(".wb-app a[href^='javascript']").count() == 0
+    assert not dialogs, f"a dialog fired: {dialogs}"
+
+    # 2. j moves the queue, not JupyterLab's active cell.
+    header.click()  # JupyterLab makes the app's cell active; the app takes the keyboard focus
+    active_before = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex")
+    page.keyboard.press("j")
+    sync_api.expect(pos).to_have_text("2 / 4", timeout=TIMEOUT)
+    assert (
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex") == active_before
+    )
+
+    # 3. Next, type a brief, wait for the autosave.
+    app.get_by_role("button", name="Next").click()
+    sync_api.expect(pos).to_have_text("3 / 4", timeout=TIMEOUT)
+    sync_api.expect(header).to_contain_text("#2", timeout=TIMEOUT)
+    editor = app.locator(".widget-textarea textarea").first
+    editor.click()
+    editor.press_sequentially("# Bump the CI runner\n\nSkim: only `ci.yml` changes.", delay=10)
+    sync_api.expect(app.locator(".wb-status-ok").first).to_contain_text("saved v1", timeout=TIMEOUT)
+
+    # 4. Export this PR and read the file.
+    app.get_by_role("button", name="Export PR").click()
+    sync_api.expect(app.locator(".wb-status-ok, .wb-status-err").first).to_contain_text(
+        "exported", timeout=TIMEOUT
+    )
+    deadline = time.monotonic() + 30
+    files = []
+    while time.monotonic() < deadline and not files:
+        files = [f for f in lab.exports.rglob("*.md")] if lab.exports.exists() else []
+        time.sleep(0.2)
+    assert files, f"nothing exported under {lab.exports}; status: {_status(page)}"
+    text = "\n".join(f.read_text() for f in files)
+    assert "Bump the CI runner" in text and "`ci.yml`" in text
+    assert not dialogs and page.evaluate("() => window.__xss === undefined")
