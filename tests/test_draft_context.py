@@ -169,3 +169,15 @@ def test_real_analysis_feeds_the_context():
     user = ctx.messages[1]["content"]
     assert "## Heuristics" in user and f"verdict: {a.verdict}" in user
     assert ctx.tokens + ctx.reserved <= 4000
+
+
+def test_huge_texts_are_counted_in_pieces_and_clipped():
+    # bpe-openai refuses 1,000,000 characters in one call; a pasted log in a PR body can be that long
+    huge = "log line with some numbers 12345\n" * 40000
+    assert tokens.count(huge) > 200000
+    rec = _record(2, body=huge)
+    rec.files[0]["patch"] = "@@ -1,1 +1,40000 @@ def big():\n" + "+x = 1\n" * 40000
+    ctx = build_context(rec, _analysis(["pkg/m0.py"]), lang="en", budget=16000)
+    assert ctx.tokens + ctx.reserved <= 16000
+    assert "description" in ctx.messages[1]["content"].split("NOTE: these sections were clipped")[1]
+    assert "pkg/m0.py" in ctx.clipped

@@ -445,8 +445,9 @@ def _assemble_files(
     key_total = sum(1 for h in hunks if h.file_idx in keys)
     rank = {i: r for r, i in enumerate(order)}
 
+    # key files before the rest; within each, deletion-only hunks are the first to go
     def tier(h: _Hunk) -> int:
-        return (0 if h.file_idx in keys else 1) + (2 if h.deletion_only else 0)
+        return (0 if h.file_idx in keys else 2) + (1 if h.deletion_only else 0)
 
     hunks.sort(key=lambda h: (tier(h), rank[h.file_idx], h.idx))
 

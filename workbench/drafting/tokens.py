@@ -22,10 +22,36 @@ def encoder():
     return bpe_openai.get_encoding(ENCODING)
 
 
-def count(text: str) -> int:
+# bpe-openai refuses a text of 1,000,000 characters or one that yields 200,000 tokens; longer text is
+# encoded in pieces cut after a newline (a PR body or patch can be that large).
+PIECE_CHARS = 40_000
+
+
+def _pieces(text: str):
+    start, n = 0, len(text)
+    while start < n:
+        end = min(n, start + PIECE_CHARS)
+        if end < n:
+            cut = text.rfind("\n", start + PIECE_CHARS // 2, end)
+            end = cut + 1 if cut != -1 else end
+        yield text[start:end]
+        start = end
+
+
+def encode(text: str) -> list[int]:
     if not text:
-        return 0
-    return len(encoder().encode_ordinary(text))
+        return []
+    enc = encoder()
+    if len(text) <= PIECE_CHARS:
+        return list(enc.encode_ordinary(text))
+    out: list[int] = []
+    for piece in _pieces(text):
+        out.extend(enc.encode_ordinary(piece))
+    return out
+
+
+def count(text: str) -> int:
+    return len(encode(text))
 
 
 def count_messages(messages: list[dict]) -> int:
@@ -38,9 +64,17 @@ def clip(text: str, max_tokens: int) -> tuple[str, bool]:
     """The longest prefix of `text` within `max_tokens`, cut at a line break when one is near."""
     if max_tokens <= 0:
         return "", bool(text)
-    ids = encoder().encode_ordinary(text)
-    if len(ids) <= max_tokens:
-        return text, False
+    # only a prefix can matter: grow it until it holds more than max_tokens tokens or is the whole text
+    size = max(1024, max_tokens * 8)
+    while True:
+        ids = encode(text[:size])
+        if size >= len(text):
+            if len(ids) <= max_tokens:
+                return text, False
+            break
+        if len(ids) > max_tokens:
+            break
+        size *= 2
     head = encoder().decode(ids[:max_tokens])
     # a token boundary can split a multi-byte character; drop a trailing replacement char
     head = head.rstrip("\ufffd")
