@@ -103,6 +103,7 @@ class FakeGitHub:
         self.graphql_used = 0
         self.reset_at = int(time.time()) + 3600
         self.log: list[tuple[str, str, int]] = []  # (method, path+query, status)
+        self.graphql_enabled = True  # False: a server without GraphQL (404), like some Enterprise setups
         self.latency = 0.0  # seconds added to every answer (the crash test needs a slow server)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self.server.daemon_threads = True
@@ -270,6 +271,12 @@ class _Request:
             )
         path = self.path
         if self.method == "POST" and path in ("/api/graphql", "/graphql"):
+            if not gh.graphql_enabled:
+                return self._send(404, {"message": "Not Found"}, kind="other")
+            if not auth:  # GitHub's GraphQL API has no anonymous access
+                return self._send(
+                    401, {"message": "This endpoint requires you to be authenticated."}, kind="auth"
+                )
             return self._graphql()
         if path.startswith("/api/v3"):
             path = path[len("/api/v3") :]

@@ -12,6 +12,7 @@ from workbench.sources import github_http
 from workbench.sources.github import sync_repo
 from workbench.store import Store
 
+TOKEN = "ghp_test_token_for_the_fake"  # GraphQL needs a token; the fake takes any
 REPO = "octo/faulty"
 
 
@@ -39,6 +40,7 @@ def store(tmp_path):
 
 def run(store, gh, **kw):
     kw.setdefault("progress", False)
+    kw.setdefault("token", TOKEN)
     return sync_repo(store, REPO, api_url=gh.url, **kw)
 
 
@@ -127,7 +129,7 @@ def test_primary_limit_shows_the_wait_on_a_bar(gh, store, sleeps):
             pass
 
     gh.inject("primary", kind="files", times=1, after=1, reset_in=120)
-    res = sync_repo(store, REPO, api_url=gh.url, progress=True, tqdm_cls=Bar)
+    res = sync_repo(store, REPO, api_url=gh.url, progress=True, tqdm_cls=Bar, token=TOKEN)
     assert res.prs_written == 30
     wait = [b for b in bars if "rate limit" in b.desc]
     assert wait and "resets at" in wait[0].desc and 115 <= wait[0].n <= 122

@@ -13,6 +13,7 @@ from workbench.sources import github_http
 from workbench.sources.github import parse_since, split_diff, sync_repo
 from workbench.store import Store
 
+TOKEN = "ghp_test_token_for_the_fake"  # GraphQL needs a token; the fake takes any
 REPO = "octo/widgets"
 
 
@@ -38,6 +39,7 @@ def store(tmp_path):
 
 def run(store, gh, repo=REPO, **kw):
     kw.setdefault("progress", False)
+    kw.setdefault("token", TOKEN)
     return sync_repo(store, repo, api_url=gh.url, **kw)
 
 
@@ -186,7 +188,7 @@ def test_renamed_repository_keeps_working(gh, store):
     # A fresh cache that only knows the old name: the 301 is followed, and lists go by id (no query lost).
     fresh = Store(store.path.parent / "fresh")
     gh.reset_counts()
-    res = sync_repo(fresh, "octo/old-name", api_url=gh.url, progress=False)
+    res = sync_repo(fresh, "octo/old-name", api_url=gh.url, progress=False, token=TOKEN)
     assert res.repo == "octo/new-name" and res.prs_written == 20 and gh.counts["redirect"] == 1
     assert all(
         "?" not in path or path.split("?")[0].startswith("/api/v3/repositories/")
@@ -295,3 +297,30 @@ def test_failed_pr_deep_in_a_pass_is_not_hidden_by_a_page1_304(gh, store):
     res = run(store, gh)  # page 1 did not change since, but #2 is still owed
     assert res.prs_written == 1 and not res.errors
     assert_whole(store, REPO, repo, 2)
+
+
+def test_anonymous_sync_goes_over_rest_and_skips_empty_child_lists(gh, store, monkeypatch):
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    repo = gh.add_repo(REPO)
+    prs = generate_prs(repo, 20)
+    silent = prs[4]
+    silent.issue_comments, silent.threads = [], []
+    res = sync_repo(store, REPO, api_url=gh.url, progress=False)
+    assert res.prs_written == 20 and not res.errors and res.graphql_points == 0
+    assert gh.counts["graphql"] == 0 and gh.counts["auth"] == 0  # never asked GraphQL without a token
+    for n in repo.prs:
+        assert_whole(store, REPO, repo, n)
+    assert gh.counts["issue_comments"] == sum(1 for p in prs if p.issue_comments)
+    assert gh.counts["review_comments"] == sum(1 for p in prs if p.review_comments)
+    assert all(c.get("thread_resolved") is None for c in store.pr(REPO, prs[0].number).review_comments)
+
+
+def test_server_without_graphql_falls_back_to_rest(gh, store):
+    repo = gh.add_repo(REPO)
+    generate_prs(repo, 12)
+    gh.graphql_enabled = False
+    res = run(store, gh)
+    assert res.prs_written == 12 and not res.errors and any("GraphQL unavailable" in n for n in res.notes)
+    for n in repo.prs:
+        assert_whole(store, REPO, repo, n)

@@ -196,7 +196,8 @@ def sync_repo(
         disable=not progress,
         leave=progress,
     )
-    job = _Pass(store, transport, repo_pk, repo_id, full_name, result, bar)
+    has_token = gh.requester.auth is not None
+    job = _Pass(store, transport, repo_pk, repo_id, full_name, result, bar, has_token=has_token)
     status = "ok"
     try:
         if numbers:
@@ -281,11 +282,21 @@ def _resolve_repo(t: Transport, store: Store, repo: str) -> tuple[str, int, dict
 
 class _Pass:
     def __init__(
-        self, store: Store, t: Transport, repo_pk: int, repo_id: int, full_name: str, result: SyncResult, bar
+        self,
+        store: Store,
+        t: Transport,
+        repo_pk: int,
+        repo_id: int,
+        full_name: str,
+        result: SyncResult,
+        bar,
+        has_token: bool = True,
     ):
         self.store, self.t, self.pk, self.id, self.full_name = store, t, repo_pk, repo_id, full_name
         self.result, self.bar = result, bar
         self.owner, self.name = full_name.split("/", 1)
+        # GitHub's GraphQL API refuses anonymous callers: without a token, everything goes over REST.
+        self.rest_only = not has_token
 
     # ---- which PRs --------------------------------------------------------------------------------------
     def run_listing(self, *, state: str, since: str | None, limit: int | None) -> None:
@@ -362,7 +373,7 @@ class _Pass:
             if r.status == 304 or cached == iso_utc(r.data.get("updated_at")):
                 self.result.skipped_unchanged += 1
                 continue
-            r.data["_etag_url"], r.data["_etag"] = url, r.headers.get("etag")
+            r.data["_etag_url"], r.data["_etag"], r.data["_detail"] = url, r.headers.get("etag"), True
             pending.append(r.data)
             if len(pending) == gq.BATCH_SIZE:
                 self._write_batch(pending)
@@ -373,9 +384,20 @@ class _Pass:
     def _write_batch(self, items: list[dict]) -> None:
         if not items:
             return
-        data, errors = self.t.graphql(
-            gq.batch_query([int(i["number"]) for i in items]), {"owner": self.owner, "name": self.name}
-        )
+        if self.rest_only:
+            for item in items:
+                self._write(item, self._record_rest(item))
+            return
+        try:
+            data, errors = self.t.graphql(
+                gq.batch_query([int(i["number"]) for i in items]), {"owner": self.owner, "name": self.name}
+            )
+        except (NotFound, HTTPStatusError) as e:
+            # A server without GraphQL (some GitHub Enterprise setups) or a token GraphQL refuses:
+            # REST still works, at a few requests per PR.
+            self.rest_only = True
+            self.result.notes.append(f"GraphQL unavailable ({e}); discussion fetched over REST")
+            return self._write_batch(items)
         repo_node = data.get("repository") or {}
         why = {}
         for e in errors:
@@ -389,16 +411,47 @@ class _Pass:
                     f"#{n}: GraphQL gave no data ({why.get(f'p{n}') or why.get('*') or 'no reason'})"
                 )
                 continue
-            etag_url, etag = item.pop("_etag_url", None), item.pop("_etag", None)
-            record = self._record(item, node)
-            self.store.write_pr(self.pk, record, list_json=item)
-            if etag_url:
-                self.store.set_validator(etag_url, etag, None)
-            self.result.prs_written += 1
-            self.bar.update(1)
-            self.bar.set_postfix(
-                rest=self.t.counters.rest_requests, gql=self.t.counters.graphql_points, refresh=False
-            )
+            self._write(item, self._record(item, node))
+
+    def _write(self, item: dict, record: PRRecord) -> None:
+        etag_url, etag = item.pop("_etag_url", None), item.pop("_etag", None)
+        # In --number mode the item is the detail shape; only a listing's item is stored as the list shape.
+        self.store.write_pr(self.pk, record, list_json=None if item.pop("_detail", False) else item)
+        record.pr.pop("_detail", None)
+        if etag_url:
+            self.store.set_validator(etag_url, etag, None)
+        self.result.prs_written += 1
+        self.bar.update(1)
+        self.bar.set_postfix(
+            rest=self.t.counters.rest_requests, gql=self.t.counters.graphql_points, refresh=False
+        )
+
+    def _record_rest(self, item: dict) -> PRRecord:
+        """REST only (no token: GitHub's GraphQL needs one). Child lists whose count is zero are skipped."""
+        n = int(item["number"])
+        base = f"/repositories/{self.id}/pulls/{n}"
+        detail = dict(item) if "changed_files" in item else dict(self.t.get(base).data)
+        detail.pop("_etag_url", None), detail.pop("_etag", None), detail.pop("_detail", None)
+        comments = (
+            self._rest_list(f"/repositories/{self.id}/issues/{n}/comments") if detail.get("comments") else []
+        )
+        review_comments = self._rest_list(f"{base}/comments") if detail.get("review_comments") else []
+        reviews = self._rest_list(f"{base}/reviews")  # no count in the detail: always asked
+        commits = self._rest_list(f"{base}/commits", cap=gq.COMMITS_CAP) if detail.get("commits") else []
+        files, files_truncated = self._files(n, detail)
+        return PRRecord(
+            repo=self.full_name,
+            number=n,
+            pr=detail,
+            files=files,
+            issue_comments=comments,
+            reviews=reviews,
+            review_comments=review_comments,
+            commits=commits[: gq.COMMITS_CAP],
+            source="api",
+            files_truncated=files_truncated,
+            commits_truncated=(detail.get("commits") or 0) > gq.COMMITS_CAP,
+        )
 
     def _record(self, item: dict, node: dict) -> PRRecord:
         n = int(item["number"])
