@@ -181,7 +181,7 @@ class FakeGitHub:
     # faults
     def inject(self, fault: str, *, kind: str | None = None, times: int = 1, **kw: Any) -> None:
         """fault: primary | secondary | secondary429 | 502 | 503 | 504 | drop | truncate | graphql_error |
-        graphql_rate_limited.
+        graphql_rate_limited | stall (seconds=S before answering).
         kind: the request kind it hits (pulls, pull, files, graphql, ...), any when None.
         after=K lets K matching requests through first; retry_after=S (None: no header) for secondary limits;
         reset_in=S for the primary limit; alias="pN" picks the PR a graphql_error removes."""
@@ -498,7 +498,9 @@ class _Request:
         gh = self.gh
         if kind is not None and status < 400 and kind not in ("redirect",):
             fault = gh._take_fault(kind)
-            if fault:
+            if fault and fault["fault"] == "stall":  # answer, but only after the client has given up
+                time.sleep(fault.get("seconds", 2.0))
+            elif fault:
                 return self._fault(fault, kind)
         if isinstance(payload, str):
             data = payload.encode("utf-8", "surrogateescape")

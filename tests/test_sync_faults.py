@@ -172,3 +172,19 @@ def test_graphql_200_with_rate_limited_error_waits_for_the_reset(gh, store, slee
     res = run(store, gh)
     assert res.prs_written == 30 and 890 <= max(sleeps) <= 902
     all_whole(store, gh)
+
+
+def test_a_stalled_answer_times_out_and_is_retried(gh, store, sleeps):
+    gh.inject("stall", kind="files", times=1, after=3, seconds=2.0)
+    res = run(store, gh, timeout=1)  # PyGithub insists on whole seconds
+    assert res.prs_written == 30 and len(sleeps) == 1
+    all_whole(store, gh)
+
+
+def test_notebook_entry_point(gh, tmp_path, sleeps):
+    import workbench
+
+    res = workbench.sync(REPO, cache=tmp_path, api_url=gh.url, token=TOKEN)
+    assert res.prs_written == 30 and res.repo == REPO
+    with Store(tmp_path) as s:
+        assert len(s.prs(REPO)) == 30

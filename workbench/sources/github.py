@@ -130,7 +130,7 @@ def parse_since(value: str | None) -> str | None:
         ) from None
 
 
-def make_client(api_url: str | None = None, token: str | None = None) -> Github:
+def make_client(api_url: str | None = None, token: str | None = None, timeout: int = 30) -> Github:
     """A real PyGithub client with its own retries off (Transport retries properly) and no artificial
     pause between requests (0.25 s by default; GraphQL POSTs would wait 1 s as 'writes')."""
     token = token or config.github_token()
@@ -139,7 +139,7 @@ def make_client(api_url: str | None = None, token: str | None = None) -> Github:
         auth=Auth.Token(token) if token else None,
         retry=None,
         per_page=PER_PAGE,
-        timeout=30,
+        timeout=timeout,
         seconds_between_requests=0,
         seconds_between_writes=0,
     )
@@ -160,12 +160,17 @@ def sync_repo(
     tqdm_cls=None,
     backoff_base: float = 1.0,
     client: Github | None = None,
+    timeout: int = 30,
 ) -> SyncResult:
+    """One pass over `repo` (see the module docstring). `wait=False` stops at a spent rate limit instead
+    of waiting (stopped_reason and reset_at say so; a rerun resumes). `numbers` syncs just those PRs.
+    Raises WorkbenchError for bad input (unknown repository, bad token, unreachable server) before
+    anything is written."""
     if state not in ("open", "closed", "all"):
         raise WorkbenchError(f"state must be open, closed or all, not {state!r}")
     if tqdm_cls is None:
         from tqdm import tqdm as tqdm_cls
-    gh = client or make_client(api_url, token)
+    gh = client or make_client(api_url, token, timeout)
     transport = Transport(
         gh, wait=wait, backoff_base=backoff_base, wait_bar=sleep_with_bar(tqdm_cls) if progress else None
     )
