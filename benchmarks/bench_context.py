@@ -20,7 +20,6 @@ import json
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -140,30 +139,16 @@ def measure(name: str, rec: PRRecord) -> dict:
 
 
 def sample_largest() -> PRRecord | None:
-    try:
-        from workbench.sources.sample import load_sample
-
-        from workbench.store import Store
-    except ImportError:
+    """The sample PR with the most patch text: through the sample loader, or its JSON lines directly."""
+    path = ROOT / "cache" / "sample" / "example-org-minirl.jsonl"
+    if not path.exists():
+        print(f"sample: {path} absent, skipped")
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "c")
-        try:
-            load_sample(store, include_verl=False)
-        except Exception as e:  # the sample is built by another part of the project; absent is fine
-            print(f"sample: not available ({type(e).__name__}: {e})")
-            return None
-        df = store.prs("example-org/minirl")
-        if df.empty:
-            return None
-        best = None
-        for n in df["number"]:
-            rec = store.pr("example-org/minirl", int(n))
-            size = sum(len(f.get("patch") or "") for f in rec.files)
-            if best is None or size > best[0]:
-                best = (size, rec)
-        store.close()
-        return best[1] if best else None
+    recs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        recs.append(PRRecord(repo="example-org/minirl", number=d["pr"]["number"], **d, source="sample"))
+    return max(recs, key=lambda r: sum(len(f.get("patch") or "") for f in r.files), default=None)
 
 
 def corpus_largest(k: int = 5) -> list[PRRecord]:

@@ -62,7 +62,11 @@ def _analysis(**over) -> Analysis:
             ),
         ],
         key_symbols=["_cleanup", "_ack_pending"],
-        open_items=["no test asserts the ACK order"],
+        open_items=[
+            "changed code without tests: no test asserts the ACK order",
+            "unresolved review thread: bob: what if _cleanup raises?",
+            "author promised: I will add the timeout in a follow-up PR.",
+        ],
         cross_refs=[CrossRef(7366, "mentions", "ACK timeout", "open")],
         areas=["rollout"],
         description={
@@ -92,11 +96,24 @@ def test_every_section_is_filled_in_both_languages():
         )
         assert any("#7366" in s for s in b.next_steps)
         assert any("bob" in s for s in b.open_items)
+        assert not any("follow-up PR" in s for s in b.open_items) and any(
+            "follow-up PR" in s for s in b.next_steps
+        )
         text = render_brief(b)
         assert parse_brief(text, repo=b.repo, number=b.number, lang=lang) == b
     zh = draft_offline(_record(), _analysis(), "zh")
     assert "根因" in zh.summary and "IPC block" in zh.summary
     assert zh.headline.startswith("修复：remove full GC")
+    assert zh.open_items[:2] == [
+        "改了代码但没有测试：no test asserts the ACK order",
+        "未解决的评审讨论：bob: what if _cleanup raises?",
+    ]
+
+
+def test_open_items_from_the_text_when_the_analysis_has_none():
+    b = draft_offline(_record(), _analysis(open_items=[]), "en")
+    assert "@bob's requested changes are still outstanding." in b.open_items
+    assert any("left for #7366" in x for x in b.open_items)
     assert language_share(render_brief(draft_offline(_record(), _analysis(), "en"))) < 0.1
 
 

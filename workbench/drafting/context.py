@@ -428,9 +428,18 @@ def _notes(left_out: list[str], clipped: list[str], section_notes: list[str]) ->
 
 
 def _assemble_files(
-    record: PRRecord, analysis: Analysis | None, room: int
+    record: PRRecord, analysis: Analysis | None, room: int, stats_reserve: int | None = None
 ) -> tuple[str, str, list[str], list[str], int, int]:
     """(diff text, stats text, left-out files, clipped files, key hunks total, key hunks shown) within `room`."""
+    if stats_reserve is None:
+        # keep room for the stats lines of files we may not show (bounded: a 3,000-file PR lists what fits);
+        # when the stats turn out smaller than the reserve, hand the difference back to the hunks
+        reserve = min(int(room * 0.15), 30 * len(record.files) + 200)
+        first = _assemble_files(record, analysis, room, reserve)
+        needed = tokens.count(first[1])
+        if first[2] and needed + 150 < reserve:
+            return _assemble_files(record, analysis, room, needed + 100)
+        return first
     order, keys = _file_order(record, analysis)
     hunks: list[_Hunk] = []
     per_file: dict[int, int] = {}
@@ -451,8 +460,6 @@ def _assemble_files(
 
     hunks.sort(key=lambda h: (tier(h), rank[h.file_idx], h.idx))
 
-    # keep room for the stats lines of files we may not show (bounded: a 3,000-file PR lists what fits)
-    stats_reserve = min(int(room * 0.15), 30 * len(record.files) + 200)
     patch_room = max(0, room - stats_reserve - 60)
     max_hunk = max(200, int(patch_room * MAX_HUNK_SHARE))
     chosen: dict[int, list[tuple[int, str]]] = {}

@@ -130,22 +130,42 @@ def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
     return out
 
 
+_REASON_ZH = {
+    "added": "新增文件",
+    "removed": "删除文件",
+    "renamed": "重命名",
+    "modified": "修改",
+    "named in the description or review": "描述或评审中点名",
+}
+
+
+def _reason(k, lang: str) -> str:
+    """The heuristics' reason without what the item already says (role, size, symbols)."""
+    parts = [p.strip() for p in k.reason.split(";") if p.strip()]
+    parts = [p for p in parts if not re.match(r"^\w+, \+\d+/-\d+$", p) and not p.startswith("touches ")]
+    if lang == "zh":
+        parts = [
+            _REASON_ZH.get(p, p).replace("risk: ", "风险：").replace("flags: ", "标记：").replace(", ", "、")
+            for p in parts
+        ]
+        return "；".join(parts)
+    return "; ".join(parts)
+
+
 def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     out: list[str] = []
     for k in (a.key_files if a else [])[:3]:
-        syms = (
-            "、".join(_code(s) for s in k.symbols[:4])
-            if lang == "zh"
-            else ", ".join(_code(s) for s in k.symbols[:4])
-        )
+        sep = "、" if lang == "zh" else ", "
+        syms = sep.join(_code(s) for s in k.symbols[:4])
+        why = _one_line(_reason(k, lang), 160)
         if lang == "zh":
-            item = (
-                f"{_code(k.filename)}（{k.role}，+{k.additions}/−{k.deletions}）：{_one_line(k.reason, 160)}"
+            item = f"{_code(k.filename)}（{k.role}，+{k.additions}/−{k.deletions}）" + (
+                f"：{why}" if why else ""
             )
             item += f"；重点看 {syms}。" if syms else "。"
         else:
-            item = (
-                f"{_code(k.filename)} ({k.role}, +{k.additions}/−{k.deletions}): {_one_line(k.reason, 160)}"
+            item = f"{_code(k.filename)} ({k.role}, +{k.additions}/−{k.deletions})" + (
+                f": {why}" if why else ""
             )
             item += f"; look at {syms}." if syms else "."
         out.append(item)
@@ -186,29 +206,48 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     return out[:4]
 
 
+_OPEN_ZH = (
+    (r"^marker added in (\S+): ", r"\1 新增标记："),
+    (r"^changed code without tests: ", "改了代码但没有测试："),
+    (r"^author notes a follow-up / not addressed: ", "作者注明的遗留："),
+    (r"^unresolved review thread: ", "未解决的评审讨论："),
+    (r"^changes still requested by ", "仍有评审要求修改："),
+    (r"^data: ", "数据不全："),
+)
+
+
 def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     zh = lang == "zh"
-    out = list(_items(a.open_items if a else []))
-    d = a.description if a else {}
-    disc = a.discussion if a else {}
-    for who in _items(disc.get("changes_requested_outstanding")):
-        out.append(
-            f"@{who} 要求的修改仍未确认处理。" if zh else f"@{who}'s requested changes are still outstanding."
-        )
-    for t in _items(disc.get("unresolved"))[:2]:
-        out.append(
-            f"未解决的评审讨论：{_one_line(t, 160)}"
-            if zh
-            else f"Unresolved review thread: {_one_line(t, 160)}"
-        )
-    for t in _items(d.get("followups"))[:2]:
-        out.append(
-            f"作者注明的遗留：「{_one_line(t, 160)}」"
-            if zh
-            else f'Left for later by the author: "{_one_line(t, 160)}"'
-        )
-    for t in (a.truncated if a else [])[:2]:
-        out.append(f"数据不全：{t}" if zh else f"Incomplete data: {t}")
+    # the author's promises go to next steps; everything else the heuristics found stays here
+    out = [
+        _one_line(x, 220) for x in _items(a.open_items if a else []) if not x.startswith("author promised")
+    ]
+    if zh:
+        for rx, repl in _OPEN_ZH:
+            out = [re.sub(rx, repl, x) for x in out]
+    if not out:  # an analysis without open items of its own: read the description and discussion here
+        d = a.description if a else {}
+        disc = a.discussion if a else {}
+        for who in _items(disc.get("changes_requested_outstanding")):
+            out.append(
+                f"@{who} 要求的修改仍未确认处理。"
+                if zh
+                else f"@{who}'s requested changes are still outstanding."
+            )
+        for t in _items(disc.get("unresolved"))[:2]:
+            out.append(
+                f"未解决的评审讨论：{_one_line(t, 160)}"
+                if zh
+                else f"Unresolved review thread: {_one_line(t, 160)}"
+            )
+        for t in _items(d.get("followups"))[:2]:
+            out.append(
+                f"作者注明的遗留：「{_one_line(t, 160)}」"
+                if zh
+                else f'Left for later by the author: "{_one_line(t, 160)}"'
+            )
+        for t in (a.truncated if a else [])[:2]:
+            out.append(f"数据不全：{t}" if zh else f"Incomplete data: {t}")
     if not out:
         out.append(
             "启发式未发现遗留项；请核对测试覆盖与失败路径。"
