@@ -10,24 +10,20 @@ from .analysis import CrossRef, Evidence, Signal
 from .conventions import Conventions
 
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+\.)\s*\[[ xX]\]")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:[ \t]+(.*?))?[ \t]*$")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?。！？；])\s+")
+# A number with a unit: measurements, speedups, memory. Starts with a digit, so the regex engine skips
+# to digits at C speed (no re.I: the units are spelled in the cases people write them).
 _NUMBER = re.compile(
-    r"\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|x\b|×|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|MiB|GiB|MB|GB|KB|KiB|"
-    r"tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)|\bfrom\s+\d[\d.,]*\s*\w*\s+to\s+\d",
-    re.I,
+    r"\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|[xX×](?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|[MGK]i?B\b|"
+    r"[MG]bps|tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
 )
-_REF = re.compile(
-    r"https?://github\.com/(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)/(?:pull|issues)/(?P<unum>\d+)"
-    r"|(?<![\w/&#])#(?P<num>\d{1,7})\b"
-)
+_FROM_TO = re.compile(r"\bfrom\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
 _REF_FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*$", re.I)
 _REF_FOLLOW = re.compile(
     r"(?:follow[- ]?ups?|part|continuation|builds?|based|depends|extends|on\s+top)\s*(?:to|of|on|up\s+on|for)?\s*:?\s*$",
     re.I,
 )
-_REF_REVERT = re.compile(r"\brevert(?:s|ed|ing)?\s*(?:of\s*)?\"?.{0,80}$", re.I)
 _CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
 
 ROOT_CAUSE = (
@@ -106,10 +102,16 @@ PROMISE = (
 )
 
 
+_HEADING_LINE = re.compile(r"\n[ ]{0,3}#{1,6}(?:[ \t]+([^\n]*?))?[ \t#]*(?=\n)")
+_FENCE = re.compile(r"\n[ \t]*```")
+_PARA_SPLIT = re.compile(r"\n[ \t]*\n")
+
+
 def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, str]]]:
     """Remove HTML comments, checklists, template guidance and headings left empty.
 
     -> (kept text, [(heading, section text)]). Sections whose heading is a known checklist go whole.
+    Works on whole sections and paragraphs with C-speed searches: descriptions are read for every PR.
     """
     if not body:
         return "", []
@@ -117,27 +119,38 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
         body = _COMMENT.sub("", body)
     if "\r" in body:
         body = body.replace("\r\n", "\n")
-    sections: list[tuple[str, list[str]]] = [("", [])]
-    fence = False
-    for line in body.split("\n"):
-        stripped = line.lstrip()
-        if stripped.startswith("```"):
-            fence = not fence
-        elif not fence and stripped.startswith("#"):
-            m = _HEADING.match(line)
-            if m:
-                sections.append(((m.group(1) or "").strip().rstrip("#").strip(), []))
-                continue
-        sections[-1][1].append(line)
+    text = "\n" + body + "\n"
+    phrases = conv.is_boilerplate(text)  # any template phrase at all? then look paragraph by paragraph
+    fences: list[int] = [m.start() for m in _FENCE.finditer(text)] if "```" in text else []
+    cuts: list[tuple[int, int, str]] = []  # (heading start, content start, heading text)
+    for m in _HEADING_LINE.finditer(text):
+        if fences and sum(1 for f in fences if f < m.start()) % 2:
+            continue  # a "# comment" inside a code block is not a heading
+        cuts.append((m.start(), m.end(), (m.group(1) or "").strip()))
+    spans = [("", 0, cuts[0][0] if cuts else len(text))]
+    for i, (_hs, cs, h) in enumerate(cuts):
+        spans.append((h, cs, cuts[i + 1][0] if i + 1 < len(cuts) else len(text)))
     kept: list[tuple[str, str]] = []
-    for heading, lines in sections:
-        hl = heading.lower().strip(" :*_")
-        if hl and any(hl == d or hl.startswith(d) for d in conv.drop_headings):
+    for heading, a, b in spans:
+        if heading:
+            hl = heading.lower().strip(" :*_")
+            if any(hl == d or hl.startswith(d) for d in conv.drop_headings):
+                continue
+        sec = text[a:b].strip()
+        if not sec:
             continue
-        paras = _paragraphs(lines)
-        text = "\n\n".join(p for p in paras if not _is_boilerplate(p, conv)).strip()
-        if text:
-            kept.append((heading, text))
+        if (
+            "[ ]" in sec
+            or "[x]" in sec
+            or "[X]" in sec
+            or "```" in sec
+            or "> " in sec
+            or (phrases and conv.is_boilerplate(sec))
+        ):
+            paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
+            sec = "\n\n".join(p for p in paras if not _is_boilerplate(p, conv)).strip()
+        if sec:
+            kept.append((heading, sec))
     out = "\n\n".join((f"### {h}\n{t}" if h else t) for h, t in kept)
     return out, kept
 
@@ -192,11 +205,18 @@ def _clip(s: str, n: int = 240) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+_BREAKS = ("\n\n", "\n- ", "\n* ", "\n#", "\n> ", "\n|", ". ", "。", "! ", "? ", "\n1. ", "\n2. ", "\n3. ")
+
+
 def _sentence_at(text: str, i: int) -> tuple[int, int]:
-    """Bounds of the sentence (or list item / line) around position i."""
-    start = max(text.rfind("\n", 0, i), text.rfind(". ", 0, i) + 1, text.rfind("。", 0, i))
-    ends = [e for e in (text.find("\n", i), text.find(". ", i), text.find("。", i)) if e >= 0]
-    return start + 1, (min(ends) + 1 if ends else len(text))
+    """Bounds of the sentence around position i. Single newlines are wrapping, not sentence ends."""
+    start = 0
+    for b in _BREAKS:
+        j = text.rfind(b, max(0, i - 600), i)
+        if j >= 0:
+            start = max(start, j + (1 if b[0] == "\n" and b != "\n\n" else len(b)))
+    ends = [e for e in (text.find(b, i, i + 600) for b in _BREAKS) if e >= 0]
+    return start, (min(ends) + 1 if ends else min(len(text), i + 600))
 
 
 def _find_sentences(text: str, low: str, keys: tuple[str, ...], limit: int = 8) -> list[tuple[int, str]]:
@@ -237,7 +257,10 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
             tests = [(0, ln) for ln in _sentences(sec)[:3]] + tests
     out["test_plan"] = list(dict.fromkeys(_clip(s) for _, s in tests))[:8]
     nums: dict[int, str] = {}
-    for m in _NUMBER.finditer(text):
+    num_hits = list(_NUMBER.finditer(text, 0, 8000))
+    if "from " in low:
+        num_hits += list(_FROM_TO.finditer(text, 0, 8000))
+    for m in num_hits:
         a, b = _sentence_at(text, m.start())
         if a not in nums:
             nums[a] = _clip(text[a:b].strip().lstrip("-*>+ "))
@@ -374,26 +397,43 @@ def _login(obj: dict) -> str | None:
     return obj.get("author") if isinstance(obj, dict) and isinstance(obj.get("author"), str) else None
 
 
+_REF_NUM = re.compile(r"#(\d{1,7})\b")
+_REF_URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)")
+
+
 def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
     """#N, Fixes #N, follow-up to #N and PR URLs; resolved against the cache's (title, state)."""
     found: dict[tuple[str, int], CrossRef] = {}
     owner_name = (repo or "").lower()
     rank = {"mentions": 0, "follow-up": 1, "fixes": 2, "revert": 3}
     for text in texts:
-        if not text or ("#" not in text and "github.com" not in text):
+        if not text:
             continue
-        for m in _REF.finditer(text):
-            if m.group("unum"):
-                target = f"{m.group('owner')}/{m.group('name')}".lower()
-                num, url = int(m.group("unum")), m.group(0)
-            else:
-                target, num, url = owner_name, int(m.group("num")), None
+        hits: list[tuple[int, str, int, str | None]] = []
+        if "#" in text:
+            for m in _REF_NUM.finditer(text):
+                before = text[m.start() - 1] if m.start() else " "
+                if not (before.isalnum() or before in "_/&#"):
+                    hits.append((m.start(), owner_name, int(m.group(1)), None))
+        if "github.com/" in text:
+            for m in _REF_URL.finditer(text):
+                hits.append(
+                    (
+                        m.start(),
+                        f"{m.group(1)}/{m.group(2)}".lower(),
+                        int(m.group(3)),
+                        "https://" + m.group(0),
+                    )
+                )
+        for start, target, num, url in hits:
             if target == owner_name and num == number:
                 continue
-            before = text[max(0, m.start() - 60) : m.start()]
+            before = text[max(0, start - 60) : start]
+            if url:
+                before = before.removesuffix("https://").removesuffix("http://")
             if _REF_FIXES.search(before):
                 rel = "fixes"
-            elif _REF_REVERT.search(before[-40:]) and "revert" in before.lower()[-40:]:
+            elif "revert" in before[-40:].lower():
                 rel = "revert"
             elif _REF_FOLLOW.search(before):
                 rel = "follow-up"

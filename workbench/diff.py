@@ -202,7 +202,8 @@ class FileDiff:
 
 
 # A line that no unified-diff hunk body may start with: anything but ' ', '+', '-', '\', '@' or empty.
-_ODD_LINE = re.compile(r"^[^ +\-\\@\n\r]", re.M)
+# Anchored on a literal newline (not ^ with re.M) so the engine jumps from newline to newline at C speed.
+_ODD_LINE = re.compile(r"\n[^ +\-\\@\n]")
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
 
 
@@ -240,7 +241,7 @@ def parse_file(file: dict[str, Any]) -> FileDiff:
         nlines = patch.count("\n") + 1
         if nlines > LARGE_PATCH_LINES:
             flags.append("large")
-        if not patch.startswith("@@") or _ODD_LINE.search(patch):
+        if not patch.startswith("@@") or _ODD_LINE.search(patch):  # wrong lengths show when parsed
             flags.append("malformed")
         if not additions and not deletions:  # a stats-less source: count from the text
             additions = patch.count("\n+") + patch.startswith("+")
@@ -371,7 +372,7 @@ def line_bounds(text: str, pos: int) -> tuple[int, int]:
 
 
 def added_lines_with(
-    text: str, needle: str, *, word: bool = True, sign: str = "+", limit: int = 50
+    text: str, needle: str, *, word: bool = True, sign: str = "+", limit: int = 50, max_scan: int = 400
 ) -> Iterator[tuple[int, str]]:
     """(position, line text without the sign) for each `sign` line containing `needle`.
 
@@ -379,11 +380,17 @@ def added_lines_with(
     """
     pos = text.find(needle)
     seen_line = -1
-    n = 0
-    while pos >= 0 and n < limit:
+    n = scanned = 0
+    while (
+        pos >= 0 and n < limit and scanned < max_scan
+    ):  # bounded: a needle on every context line stays cheap
+        scanned += 1
         start, end = line_bounds(text, pos)
-        ok = text.startswith(sign, start) and not text.startswith(sign * 3 + " ", start)
-        if ok and word:
+        if not text.startswith(sign, start) or text.startswith(sign * 3 + " ", start):
+            pos = text.find(needle, end)  # not an added line: skip the rest of it
+            continue
+        ok = True
+        if word:
             before = text[pos - 1] if pos > start else " "
             after_i = pos + len(needle)
             after = text[after_i] if after_i < len(text) else " "
@@ -407,11 +414,11 @@ class Concat:
 
     __slots__ = ("text", "starts", "files")
 
-    def __init__(self, files: list[FileDiff]):
+    def __init__(self, files: list[FileDiff], roles: frozenset[str] | None = None):
         parts, starts, owners = [], [], []
         pos = 0
         for fd in files:
-            if fd.patch:
+            if fd.patch and (roles is None or fd.role in roles):
                 starts.append(pos)
                 owners.append(fd)
                 parts.append(fd.patch)

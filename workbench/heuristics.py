@@ -22,6 +22,7 @@ from .describe import cross_refs, description_signals, read_description, read_di
 from .diff import Concat, FileDiff, parse_files
 from .records import PRRecord
 from .signals import (
+    RISK_ROLES,
     CodeFacts,
     scan_defaults,
     scan_deps,
@@ -326,7 +327,7 @@ def analyze(
     facts = CodeFacts()
     has_patches = any(fd.patch for fd in files)
     if has_patches:
-        cat = Concat(files)
+        cat = Concat(files, RISK_ROLES)
         scan_themes(cat, facts)
         signals += scan_symbols(files, facts, conv)
         signals += scan_defaults(files, conv)
