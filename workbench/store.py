@@ -513,8 +513,9 @@ class Store:
             if k == "_extra":
                 continue
             prev_src = old_fs.get(k, old_source.split("+")[-1])
-            if v is None and merged.get(k) is not None:
-                continue  # a missing value never erases a known one
+            if v is None:
+                merged.setdefault(k, None)
+                continue  # a missing value never erases a known one, and has no source (rewrites stay identical)
             if SOURCE_RANK.get(new_source, 3) >= SOURCE_RANK.get(prev_src, 0) or k not in merged:
                 merged[k] = v
                 fs[k] = record.field_sources.get(k, new_source)

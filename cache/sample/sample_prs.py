@@ -287,7 +287,8 @@ PRS.append(PR(
 After #{LEAK} the sender frees each bucket as soon as it has put the handle on the channel. With the
 async receiver used by the multi-node launcher, the rollout worker can still be copying out of the
 shared buffer when the sender frees it and the allocator hands the memory to the next bucket. The
-engine then loads garbage: about 1 in 40 runs showed NaN rewards right after a sync, and
+engine then loads garbage. **Root cause:** a use-after-free race between the sender's `_cleanup()` and the
+receiver's copy. About 1 in 40 runs showed NaN rewards right after a sync, and
 `test_roundtrip_small_buckets` failed 3/200 times with a slow receiver.
 
 **Fix.** The receiver acknowledges each bucket after `load_weights`; the sender tracks

@@ -154,10 +154,11 @@ def _load_one(
 ) -> LoadResult:
     t0 = time.perf_counter()
     note = f"sample {path.name} sha256={_digest(_require(path))}"
-    pk = store.upsert_repo(repo)
-    if not force and _already_loaded(store, pk, note):
+    pk = store.repo_pk(repo)
+    if pk is not None and not force and _already_loaded(store, pk, note):  # read-only: nothing changes
         n = store.conn.execute("SELECT count(*) FROM prs WHERE repo_pk=?", (pk,)).fetchone()[0]
         return LoadResult(repo, n, True, time.perf_counter() - t0, what)
+    pk = store.upsert_repo(repo)
     records = records_fn(path)
     run = store.start_run(pk, "sample")
     try:
