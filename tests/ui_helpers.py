@@ -177,3 +177,40 @@ def make_cache(path: Path, *, extra: list[PRRecord] = ()) -> Store:
     pk = store.upsert_repo(REPO, 4242)
     store.write_prs(pk, [*basic_prs(), untrusted_pr(), *extra])
     return store
+
+
+def live_markup(text: str) -> list[str]:
+    """What in an HTML string would run or load in a browser: script/img/iframe... tags, on* attributes,
+    javascript:/data: URLs. Escaped text (&lt;script&gt;) is inert and not reported."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class P(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in (
+                "script",
+                "img",
+                "iframe",
+                "object",
+                "embed",
+                "svg",
+                "math",
+                "link",
+                "meta",
+                "base",
+                "form",
+            ):
+                found.append(f"<{tag}>")
+            for k, v in attrs:
+                if k.startswith("on"):
+                    found.append(f"{tag}[{k}]")
+                if (
+                    k in ("href", "src", "action", "formaction")
+                    and v
+                    and v.strip().lower().startswith(("javascript:", "data:", "vbscript:"))
+                ):
+                    found.append(f"{tag}[{k}={v}]")
+
+    P().feed(text)
+    return found

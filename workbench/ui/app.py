@@ -316,10 +316,10 @@ class ReviewApp:
     def _open_repo(self, number: int | None) -> None:
         self._known = self.store.known_prs(self.repo) if self.repo else {}
         self._conventions = None
-        heur, _ = _optional("workbench.heuristics")
-        if heur is not None and self.repo and hasattr(heur, "load_conventions"):
+        conv, _ = _optional("workbench.conventions")
+        if conv is not None and self.repo:
             try:
-                self._conventions = heur.load_conventions(self.repo)
+                self._conventions = conv.load_conventions(self.repo, cache=self.store.path.parent)
             except Exception as err:  # noqa: BLE001 - a bad conventions file degrades to defaults, loudly
                 self._report_error(f"conventions for {self.repo} not loaded: {err}")
         self.apply_filters(number=number)
@@ -854,13 +854,10 @@ class ReviewApp:
         streamed: list[str] = []
         last_push = [0.0]
 
-        def on_text(piece: str) -> None:
-            # Accept either cumulative text or deltas from the drafter.
-            so_far = "".join(streamed)
-            if piece.startswith(so_far) and so_far:
-                streamed[:] = [piece]
-            else:
-                streamed.append(piece)
+        def on_text(delta: str) -> None:
+            if delta == "":  # the drafter retried: its text starts over
+                streamed.clear()
+            streamed.append(delta)
             now = time.monotonic()
             if now - last_push[0] > 0.2:  # throttle: one widget update per 200 ms
                 last_push[0] = now
@@ -884,7 +881,11 @@ class ReviewApp:
                     self._status("LLM draft cancelled; nothing was saved", "warn")
                 elif result.brief is None:
                     self._set_editor(self._loaded_text) if into_editor else None
-                    self._status(f"LLM draft failed: {result.error}; the editor is unchanged", "err")
+                    self._status(
+                        f"LLM draft failed: {result.error}; the editor is unchanged "
+                        "(Draft (offline) gives the offline draft)",
+                        "err",
+                    )
                 else:
                     self._set_editor(self._loaded_text) if into_editor else None
                     self._take_draft(
@@ -930,7 +931,9 @@ class ReviewApp:
         export, why = _optional("workbench.export")
         if export is None:
             raise WorkbenchError(f"export unavailable: {why}")
-        path = Path(export.export_pr(self.store, self.repo, self.record.number, out_dir=self.exports))
+        path = Path(
+            export.export_pr(self.store, self.repo, self.record.number, out_dir=self.exports, lang=self.lang)
+        )
         self.last_export = path
         self.w_export.value = self._link(path, f"#{self.record.number} exported")
         self._status(f"exported {path.name}")

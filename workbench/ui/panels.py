@@ -153,6 +153,13 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
+def _link_or_text(m: re.Match) -> str:
+    url = html.unescape(m.group(2))
+    if _SAFE_URL.match(url):
+        return safe_link(url, html.unescape(m.group(1)))
+    return m.group(0)  # not http(s): keep the Markdown as (already escaped) text
+
+
 def _inline(text: str) -> str:
     # Code spans are cut out first so ** and [] inside them stay literal.
     parts = _INLINE_CODE.split(text)
@@ -163,7 +170,7 @@ def _inline(text: str) -> str:
             continue
         s = html.escape(part, quote=False)
         s = _BOLD.sub(r"<b>\1</b>", s)
-        s = _LINK.sub(lambda m: safe_link(html.unescape(m.group(2)), html.unescape(m.group(1))), s)
+        s = _LINK.sub(_link_or_text, s)
         out.append(s)
     return "".join(out)
 

@@ -1,0 +1,51 @@
+"""Header, heuristics, Markdown preview and text diff: untrusted text is always inert."""
+
+from __future__ import annotations
+
+from ui_helpers import XSS, live_markup, untrusted_pr
+
+from workbench.heuristics import analyze
+from workbench.ui import panels
+
+
+def test_header_escapes_everything_and_links_only_http():
+    rec = untrusted_pr()
+    out = panels.header_html(rec)
+    assert not live_markup(out), out
+    assert "&lt;script&gt;" in out and "&lt;b&gt;label&lt;/b&gt;" in out
+    assert "<a " not in out  # the PR's html_url is javascript: -> shown as text, not linked
+    rec.pr["html_url"] = 'https://github.com/o/r/pull/7" onmouseover="alert(1)'
+    assert not live_markup(panels.header_html(rec))  # a quote cannot break out of the attribute
+    rec.pr["html_url"] = "https://github.com/o/r/pull/7"
+    assert 'href="https://github.com/o/r/pull/7"' in panels.header_html(rec)
+
+
+def test_heuristics_panel_is_inert_for_hostile_pr():
+    a = analyze(untrusted_pr())
+    out = panels.heuristics_html(a)
+    assert not live_markup(out), out
+    assert a.verdict in out
+    assert panels.heuristics_html(None, unavailable="heuristics unavailable: x").count("unavailable") == 1
+
+
+def test_markdown_preview_subset_and_safety():
+    md = (
+        "# Title <script>alert(1)</script>\n\n**bold** and `code <b>` and [ok](https://x.org/a?b=1) "
+        "and [bad](javascript:alert(2))\n\n- one\n- two\n\n1. first\n\n```\n<img src=x onerror=alert(3)>\n```\n"
+        + XSS
+    )
+    out = panels.markdown_html(md)
+    assert not live_markup(out), out
+    assert "<h1>Title &lt;script&gt;" in out
+    assert "<b>bold</b>" in out and "<code>code &lt;b&gt;</code>" in out
+    assert '<a href="https://x.org/a?b=1" target="_blank" rel="noopener noreferrer">ok</a>' in out
+    assert "[bad](javascript:alert(2))" in out and out.count("<a ") == 1  # shown as text, not linked
+    assert "<ul><li>one</li><li>two</li></ul>" in out and "<ol><li>first</li></ol>" in out
+    assert "<pre>&lt;img src=x onerror=alert(3)&gt;</pre>" in out
+
+
+def test_text_diff_is_escaped_and_marks_changes():
+    out = panels.text_diff_html("a\n<b>old</b>\n", "a\n<i>new</i>\n")
+    assert "<b>old" not in out and "&lt;i&gt;new" in out
+    assert 'class="wb-del"' in out and 'class="wb-add"' in out
+    assert "no differences" in panels.text_diff_html("same", "same")
