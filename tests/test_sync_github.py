@@ -324,3 +324,22 @@ def test_server_without_graphql_falls_back_to_rest(gh, store):
     assert res.prs_written == 12 and not res.errors and any("GraphQL unavailable" in n for n in res.notes)
     for n in repo.prs:
         assert_whole(store, REPO, repo, n)
+
+
+def test_number_mode_stores_clean_detail(gh, store):
+    repo = gh.add_repo(REPO)
+    generate_prs(repo, 5)
+    run(store, gh, numbers=[2])
+    row = store.conn.execute("SELECT detail_json, list_json FROM prs WHERE number=2").fetchone()
+    assert "_etag" not in row[0] and "_detail" not in row[0] and row[1] is None
+    assert store.pr(REPO, 2).pr["changed_files"] == len(repo.prs[2].files)
+
+
+def test_heavy_graphql_batch_is_halved_after_repeated_502s(gh, store, sleeps):
+    repo = gh.add_repo(REPO)
+    generate_prs(repo, 20)
+    gh.inject("502", kind="graphql", times=7)  # the first 20-PR query never answers
+    res = run(store, gh)
+    assert res.prs_written == 20 and not res.errors
+    for n in repo.prs:
+        assert_whole(store, REPO, repo, n)

@@ -45,6 +45,7 @@ FILES_CAP = 3000  # GitHub's /files stops at 3,000 files
 DIFF_BYTES_CAP = 5_000_000  # fill missing patches from the .diff only below this size
 DIFF_LINES_CAP = 50_000  # ... and only for PRs whose additions + deletions are below this
 DIFF_ACCEPT = "application/vnd.github.v3.diff"
+_PRIVATE = ("_etag_url", "_etag", "_detail")  # bookkeeping riding on an item, never stored
 
 
 @dataclass
@@ -391,7 +392,7 @@ class _Pass:
             return
         if self.rest_only:
             for item in items:
-                self._write(item, self._record_rest(item))
+                self._write_one(item, lambda it=item: self._record_rest(it))
             return
         try:
             data, errors = self.t.graphql(
@@ -403,6 +404,13 @@ class _Pass:
             self.rest_only = True
             self.result.notes.append(f"GraphQL unavailable ({e}); discussion fetched over REST")
             return self._write_batch(items)
+        except TransientError:
+            if len(items) == 1:
+                raise
+            # GitHub times out (502) on queries that are heavy to resolve: halve the batch and go on.
+            half = len(items) // 2
+            self._write_batch(items[:half])
+            return self._write_batch(items[half:])
         repo_node = data.get("repository") or {}
         why = {}
         for e in errors:
@@ -416,15 +424,19 @@ class _Pass:
                     f"#{n}: GraphQL gave no data ({why.get(f'p{n}') or why.get('*') or 'no reason'})"
                 )
                 continue
-            self._write(item, self._record(item, node))
+            self._write_one(item, lambda it=item, nd=node: self._record(it, nd))
 
-    def _write(self, item: dict, record: PRRecord) -> None:
-        etag_url, etag = item.pop("_etag_url", None), item.pop("_etag", None)
+    def _write_one(self, item: dict, build) -> None:
+        meta = {k: item.pop(k) for k in _PRIVATE if k in item}
+        try:
+            record = build()
+        except NotFound as e:  # the PR vanished (or became invisible) between listing and fetching
+            self.result.errors.append(f"#{item['number']}: {e} answered 404")
+            return
         # In --number mode the item is the detail shape; only a listing's item is stored as the list shape.
-        self.store.write_pr(self.pk, record, list_json=None if item.pop("_detail", False) else item)
-        record.pr.pop("_detail", None)
-        if etag_url:
-            self.store.set_validator(etag_url, etag, None)
+        self.store.write_pr(self.pk, record, list_json=None if meta.get("_detail") else item)
+        if meta.get("_etag_url"):
+            self.store.set_validator(meta["_etag_url"], meta.get("_etag"), None)
         self.result.prs_written += 1
         self.bar.update(1)
         self.bar.set_postfix(
@@ -436,7 +448,6 @@ class _Pass:
         n = int(item["number"])
         base = f"/repositories/{self.id}/pulls/{n}"
         detail = dict(item) if "changed_files" in item else dict(self.t.get(base).data)
-        detail.pop("_etag_url", None), detail.pop("_etag", None), detail.pop("_detail", None)
         comments = (
             self._rest_list(f"/repositories/{self.id}/issues/{n}/comments") if detail.get("comments") else []
         )
