@@ -7,8 +7,8 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from fake_openai import FakeOpenAI, Reply, brief_json
 
-from tests.fake_openai import FakeOpenAI, Reply, brief_json
 from workbench.brief import NOT_GENERATED, parse_brief
 from workbench.cli import main
 from workbench.config import LLMSettings, WorkbenchError

@@ -8,8 +8,8 @@ import time
 
 import openai
 import pytest
+from fake_openai import FakeOpenAI, Reply, brief_json
 
-from tests.fake_openai import FakeOpenAI, Reply, brief_json
 from workbench.analysis import Analysis, KeyFile
 from workbench.config import LLMSettings
 from workbench.drafting import tokens
