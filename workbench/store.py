@@ -211,6 +211,7 @@ class Store:
             self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self.conn.row_factory = sqlite3.Row
             self.conn.execute("PRAGMA busy_timeout=30000")
+            self._refuse_foreign()
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -223,6 +224,19 @@ class Store:
         self._in_tx = 0
 
     # ---- schema -------------------------------------------------------------------------------
+    def _refuse_foreign(self) -> None:
+        """Refuse a newer or non-workbench file before PRAGMA journal_mode=WAL, which rewrites the
+        header of a file we promised to leave untouched."""
+        current = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = self.conn.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+        if current > SCHEMA_VERSION or (current == 0 and tables):
+            self.conn.close()
+            if current > SCHEMA_VERSION:
+                raise WorkbenchError(
+                    f"cache {self.path} has schema version {current}, newer than this workbench ({SCHEMA_VERSION}): upgrade pr-workbench"
+                )
+            raise WorkbenchError(f"{self.path} is a SQLite file but not a workbench cache; it was left untouched")
+
     def _migrate(self) -> None:
         current = self.conn.execute("PRAGMA user_version").fetchone()[0]
         if current > SCHEMA_VERSION:

@@ -1,0 +1,297 @@
+"""Store guarantees: whole-or-absent writes, WAL snapshots across processes, forward migrations with a
+backup, corrupt files left untouched, and merging one PR from several sources."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import workbench.store as store_mod
+from workbench.config import WorkbenchError
+from workbench.records import PRRecord
+from workbench.store import Store
+
+REPO = "acme/widgets"
+
+
+def record(n: int, source: str = "api", files: int = 3, **pr) -> PRRecord:
+    base = {
+        "number": n, "title": f"[core] fix: thing {n}", "body": f"body {n}", "state": "closed",
+        "user": {"login": "ada"}, "created_at": "2026-10-01T00:00:00Z", "updated_at": "2026-10-02T00:00:00Z",
+        "merged_at": "2026-10-02T00:00:00Z", "head": {"sha": f"{n:040x}"},
+    }  # fmt: skip
+    base.update(pr)
+    return PRRecord(
+        repo=REPO, number=n, pr=base, source=source,
+        files=[{"filename": f"src/f{i}.py", "status": "modified", "additions": 1, "deletions": 0,
+                "patch": "@@ -1 +1,2 @@\n x\n+y"} for i in range(files)],
+        issue_comments=[{"id": n * 10 + 1, "user": {"login": "bob"}, "body": "hi", "created_at": "2026-10-01T01:00:00Z"}],
+    )  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "cache")
+    yield s
+    s.close()
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---- transactions ---------------------------------------------------------------------------------
+def test_failing_child_rolls_back_the_whole_pr(store):
+    pk = store.upsert_repo(REPO)
+    bad = record(1)
+    bad.reviews = [{"user": {"login": "x"}, "state": "APPROVED"}]  # no id: the insert fails after the PR row
+    with pytest.raises(KeyError):
+        store.write_pr(pk, bad)
+    assert store.conn.execute("SELECT count(*) FROM prs").fetchone()[0] == 0
+    assert store.conn.execute("SELECT count(*) FROM pr_files").fetchone()[0] == 0
+    assert store.conn.execute("SELECT count(*) FROM issue_comments").fetchone()[0] == 0
+    store.write_pr(pk, record(1))  # the store is still usable
+    assert len(store.prs(REPO)) == 1
+
+
+def test_batch_is_all_or_nothing(store):
+    pk = store.upsert_repo(REPO)
+    store.write_pr(pk, record(1))
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.write_prs(pk, [record(2), record(3)])
+            raise RuntimeError("crash mid-batch")
+    assert list(store.prs(REPO)["number"]) == [1]
+    assert store.conn.execute("SELECT count(*) FROM pr_files WHERE number>1").fetchone()[0] == 0
+
+
+def test_rewrite_upserts_never_duplicates(store):
+    pk = store.upsert_repo(REPO)
+    for _ in range(2):
+        store.write_pr(pk, record(5))
+    assert store.conn.execute("SELECT count(*) FROM pr_files").fetchone()[0] == 3
+    assert store.conn.execute("SELECT count(*) FROM issue_comments").fetchone()[0] == 1
+
+
+# ---- WAL: a reader keeps a consistent snapshot while another process writes --------------------------
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[3])
+    from test_store import record
+    from workbench.store import Store
+    cache, flags = sys.argv[1], Path(sys.argv[2])
+    s = Store(cache)
+    pk = s.upsert_repo("acme/widgets")
+    with s.transaction():
+        for n in range(1, 41):
+            s.write_pr(pk, record(n, files=5))
+            if n == 20:
+                (flags / "half").touch()
+                while not (flags / "go").exists():
+                    time.sleep(0.01)
+    (flags / "first-commit").touch()
+    while not (flags / "go2").exists():
+        time.sleep(0.01)
+    s.write_prs(pk, [record(n, files=5) for n in range(41, 61)])
+    s.close()
+    """
+)
+
+
+def _wait(path: Path, timeout: float = 30) -> None:
+    end = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < end, f"timed out waiting for {path.name}"
+        time.sleep(0.01)
+
+
+def test_reader_sees_consistent_snapshot_while_writer_process_writes(tmp_path):
+    cache = tmp_path / "cache"
+    Store(cache).close()
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(cache), str(flags), str(Path(__file__).parent)],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _wait(flags / "half")
+        reader = Store(cache, create=False)
+        # Mid-transaction: the reader is not blocked, and sees none of the half-written batch.
+        t0 = time.perf_counter()
+        assert reader.conn.execute("SELECT count(*) FROM prs").fetchone()[0] == 0
+        assert time.perf_counter() - t0 < 1.0
+        (flags / "go").touch()
+        _wait(flags / "first-commit")
+        reader.conn.execute("BEGIN")
+        first = reader.conn.execute("SELECT count(*) FROM prs").fetchone()[0]
+        assert first == 40
+        (flags / "go2").touch()
+        writer.wait(timeout=60)
+        assert writer.returncode == 0, writer.stderr.read()
+        # Same read transaction: still the snapshot taken before the second batch committed.
+        assert reader.conn.execute("SELECT count(*) FROM prs").fetchone()[0] == 40
+        assert reader.conn.execute("SELECT count(*) FROM pr_files").fetchone()[0] == 40 * 5
+        reader.conn.execute("COMMIT")
+        df = reader.prs(REPO)
+        assert len(df) == 60
+        per_pr = reader.conn.execute("SELECT number, count(*) FROM pr_files GROUP BY number").fetchall()
+        assert {c for _, c in per_pr} == {5}  # every PR whole
+        reader.close()
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+
+
+# ---- schema version and migrations -----------------------------------------------------------------
+def test_schema_version_recorded(store):
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_forward_migration_backs_up_first(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    with Store(cache) as s:
+        s.write_pr(s.upsert_repo(REPO), record(7))
+    old = store_mod.SCHEMA_VERSION
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", old + 1)
+    monkeypatch.setitem(
+        store_mod.MIGRATIONS, old + 1, "ALTER TABLE prs ADD COLUMN reading_minutes INTEGER;\n"
+    )
+    with Store(cache) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == old + 1
+        cols = [r[1] for r in s.conn.execute("PRAGMA table_info(prs)")]
+        assert "reading_minutes" in cols
+        assert list(s.prs(REPO)["number"]) == [7]  # data carried forward
+    backups = list(cache.glob(f"workbench.v{old}.*.bak"))
+    assert len(backups) == 1
+    b = sqlite3.connect(backups[0])
+    assert b.execute("PRAGMA user_version").fetchone()[0] == old
+    assert b.execute("SELECT number FROM prs").fetchall() == [(7,)]
+    b.close()
+    with Store(cache):  # already migrated: no second backup
+        pass
+    assert len(list(cache.glob("*.bak"))) == 1
+
+
+def test_failed_migration_leaves_old_version(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    Store(cache).close()
+    old = store_mod.SCHEMA_VERSION
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", old + 1)
+    monkeypatch.setitem(
+        store_mod.MIGRATIONS,
+        old + 1,
+        "ALTER TABLE prs ADD COLUMN x INTEGER;\nALTER TABLE nope ADD COLUMN y;\n",
+    )
+    with pytest.raises(WorkbenchError):
+        Store(cache)
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", old)
+    with Store(cache) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == old
+        assert "x" not in [r[1] for r in s.conn.execute("PRAGMA table_info(prs)")]
+
+
+def test_newer_schema_is_refused_untouched(tmp_path):
+    cache = tmp_path / "cache"
+    Store(cache).close()
+    db = cache / "workbench.db"
+    c = sqlite3.connect(db)
+    c.execute(f"PRAGMA user_version={store_mod.SCHEMA_VERSION + 5}")
+    c.close()
+    before = _sha(db)
+    with pytest.raises(WorkbenchError, match="newer than this workbench"):
+        Store(cache)
+    assert _sha(db) == before
+
+
+# ---- corrupt and foreign files ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "content", [b"this is not a database at all\n" * 100, b"SQLite format 3\x00" + b"\xff" * 4000]
+)
+def test_corrupt_file_is_reported_and_left_byte_identical(tmp_path, content):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    db = cache / "workbench.db"
+    db.write_bytes(content)
+    with pytest.raises(WorkbenchError) as e:
+        Store(cache)
+    assert "\n" not in str(e.value) and "workbench.db" in str(e.value)
+    assert db.read_bytes() == content
+    assert sorted(p.name for p in cache.iterdir()) == ["workbench.db"]
+
+
+def test_foreign_sqlite_file_is_left_alone(tmp_path):
+    db = tmp_path / "other.db"
+    c = sqlite3.connect(db)
+    c.execute("CREATE TABLE notes (x)")
+    c.commit()
+    c.close()
+    before = _sha(db)
+    with pytest.raises(WorkbenchError, match="not a workbench cache"):
+        Store(db)
+    assert _sha(db) == before
+
+
+def test_open_cache_does_not_create(tmp_path):
+    from workbench.store import open_cache
+
+    with pytest.raises(WorkbenchError, match="no cache"):
+        open_cache(tmp_path / "missing")
+    assert not (tmp_path / "missing").exists()
+
+
+# ---- one PR from several sources -------------------------------------------------------------------
+def test_facts_then_git_then_api_merge_into_one_row(store):
+    pk = store.upsert_repo(REPO)
+    facts = PRRecord(repo=REPO, number=9, source="facts", pr={
+        "number": 9, "title": "[core] fix", "merged_at": "2026-10-02T08:00:00+08:00", "user": {"login": "u123"},
+        "additions": 10, "deletions": 2, "changed_files": 1,
+        "_extra": {"title_tags": "core", "kind": "fix", "breaking": 0, "revert": 0, "test_files": 1},
+    })  # fmt: skip
+    store.write_pr(pk, facts)
+    row = store.prs(REPO).iloc[0]
+    assert (row["source"], row["title_tags"], row["kind"]) == ("facts", "core", "fix")
+
+    git = PRRecord(repo=REPO, number=9, source="git", pr={
+        "number": 9, "title": "[core, io] fix: close file handles", "body": "from the squash commit",
+        "merged_at": "2026-10-02T00:00:00Z", "merge_commit_sha": "a" * 40, "user": {"login": "ada"},
+    }, files=[{"filename": "io.py", "status": "modified", "additions": 10, "deletions": 2, "patch": "@@ -1 +1 @@\n-a\n+b"}])  # fmt: skip
+    store.write_pr(pk, git)
+    row = store.prs(REPO).iloc[0]
+    assert row["source"] == "facts+git"
+    assert row["title"] == "[core, io] fix: close file handles"
+    assert row["title_tags"] == "core;io"  # parsed from the real title once one is known
+
+    api = record(9, title="[core, io] fix: close file handles (v2)", body="edited on GitHub",
+                 created_at="2026-09-30T00:00:00Z", merged_at="2026-10-02T00:00:00Z")  # fmt: skip
+    store.write_pr(pk, api)
+    df = store.prs(REPO)
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert row["source"] == "facts+git+api"
+    rec = store.pr(REPO, 9)
+    fs = rec.field_sources
+    assert fs["title"] == "api" and fs["body"] == "api" and fs["created_at"] == "api"
+    assert fs["merge_commit_sha"] == "git"  # only the clone knew it
+    assert rec.pr["merge_commit_sha"] == "a" * 40
+    assert rec.pr["_extra"]["test_files"] == 1  # the facts' extras survive
+    assert [f["filename"] for f in rec.files] == [
+        f["filename"] for f in api.files
+    ]  # files follow the head SHA
+
+    # A lower-ranked source arriving later changes nothing the API said.
+    store.write_pr(pk, git)
+    rec = store.pr(REPO, 9)
+    assert rec.body == "edited on GitHub" and rec.field_sources["body"] == "api"
+    assert json.loads(store.conn.execute("SELECT field_sources FROM prs").fetchone()[0])["title"] == "api"
