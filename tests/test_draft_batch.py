@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 import pytest
 from fake_openai import FakeOpenAI, Reply, brief_json
 
-from workbench.brief import NOT_GENERATED, parse_brief
+from workbench.brief import NOT_GENERATED, parse_brief, parse_verdict
 from workbench.cli import main
 from workbench.config import LLMSettings, WorkbenchError
-from workbench.drafting.batch import draft_many, parse_since
+from workbench.drafting.batch import draft_many, final_examples, parse_since
 from workbench.export import export_digest, export_pr
 from workbench.records import PRRecord
 from workbench.store import Store
@@ -186,11 +186,36 @@ def test_digest_keeps_reviewer_extra_text_and_order(store, tmp_path):
         "团队备注"
     )
     p = export_pr(store, REPO, 1, out_dir=tmp_path)
-    assert (
-        p.name == "example-org-tiny-1.md"
-        and "值得精读" in p.read_text(encoding="utf-8")
-        or "浏览" in p.read_text(encoding="utf-8")
-    )
+    assert p.name == "example-org-tiny-1.md"
+    exported = p.read_text(encoding="utf-8")
+    assert exported.startswith(f"# {REPO}\n\n## ") and exported.count("\n## ") == 1
+    lead = re.search(r"(?m)^\*\*(.+?)\*\*", exported)
+    assert lead and parse_verdict(lead.group(1)) is not None
+
+
+def test_final_briefs_become_few_shot_examples_nearest_by_area(store):
+    draft_many(store, REPO, numbers=[2, 3], lang="zh", progress=False)
+    for n, areas in ((2, ["docs"]), (3, ["rollout"])):
+        v = store.latest_brief(REPO, n)
+        text = v.text.replace("_草稿（离线生成），请审阅后发布。_", "") + f"\n团队定稿 {n}\n"
+        store.save_brief(
+            REPO,
+            n,
+            text,
+            source="human",
+            base_version=v.version,
+            lang="zh",
+            is_final=True,
+            meta={"areas": areas},
+        )
+    examples = final_examples(store, REPO)
+    assert sorted(e.number for e in examples) == [2, 3]
+    buf = io.StringIO()
+    draft_many(store, REPO, numbers=[1], show_context=True, out=buf, progress=False)
+    user = buf.getvalue()
+    assert "The team's final briefs" in user and "团队定稿 3" in user
+    # PR #1 touches pkg/ (area from the heuristics); whichever is nearer comes first, both fit
+    assert "团队定稿 2" in user
 
 
 def test_unknown_number_is_a_clear_error(store):
