@@ -15,7 +15,6 @@ mid-body, a truncated JSON body with status 200, a 301 for a renamed repository,
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import random
@@ -1159,7 +1158,7 @@ __all__ = [
     "make_pr",
     "parse_graphql",
     "graphql_cost",
-    "base64",
+    "assert_whole",
 ]
 
 

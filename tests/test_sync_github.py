@@ -343,3 +343,14 @@ def test_heavy_graphql_batch_is_halved_after_repeated_502s(gh, store, sleeps):
     assert res.prs_written == 20 and not res.errors
     for n in repo.prs:
         assert_whole(store, REPO, repo, n)
+
+
+def test_state_filter_lists_only_that_state_and_keeps_the_watermark(gh, store):
+    repo = gh.add_repo(REPO)
+    prs = generate_prs(repo, 40)
+    res = run(store, gh, state="open")
+    want = {p.number for p in prs if p.state == "open"}
+    assert res.prs_written == len(want) and set(store.prs(REPO)["number"]) == want
+    assert store.repo_state(REPO)["watermark"] is None  # only a pass over every state may move it
+    res = run(store, gh)
+    assert res.prs_written == 40 - len(want) and res.skipped_unchanged == len(want)

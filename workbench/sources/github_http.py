@@ -182,6 +182,9 @@ class Transport:
             if status in (403, 429) and self._rate_limited(status, hdrs, text, attempt):
                 continue
             if status >= 500:
+                if hdrs.get("retry-after", "").isdigit() and attempt <= self.max_retries:
+                    self._pause(float(hdrs["retry-after"]), f"GitHub answered {status}")
+                    continue
                 self._backoff(attempt, f"HTTP {status} on {verb} {_path(url)}")
                 continue
             if status == 401:
