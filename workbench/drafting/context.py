@@ -337,8 +337,46 @@ def build_context(
             f"a {budget}-token budget cannot hold even the instructions ({fixed} tokens): use --budget {fixed + 2000} or more"
         )
     room = budget - fixed
-    section_notes: list[str] = []
+    first = _fit(record, analysis, lang, budget, examples, system, labels, reserved, room, extra=0)
+    slack = budget - first["total"] - reserved
+    if first["section_notes"] and slack > 150:
+        # a section was clipped to its cap but the diff did not need the room: give it the slack
+        extra = (slack - 100) // len(first["section_notes"])
+        first = _fit(record, analysis, lang, budget, examples, system, labels, reserved, room, extra=extra)
+    parts, messages, total = first["parts"], first["messages"], first["total"]
+    diff_part, stats_part, left_out, clipped = (
+        first["diff"],
+        first["stats"],
+        first["left_out"],
+        first["clipped"],
+    )
+    key_total, key_shown, chosen = first["key_total"], first["key_shown"], first["chosen"]
     sections: dict[str, int] = {}
+    for name, text in parts:
+        sections[name] = tokens.count(text)
+    sections["diff"] = tokens.count(diff_part)
+    sections["file_stats"] = tokens.count(stats_part)
+    return Context(
+        messages=messages,
+        tokens=total,
+        budget=budget,
+        lang=lang,
+        prompt_version=prompt_version(),
+        left_out=left_out,
+        clipped=clipped,
+        sections=sections,
+        key_hunks_total=key_total,
+        key_hunks_shown=key_shown,
+        examples_used=[n for n, _ in chosen],
+        reserved=reserved,
+    )
+
+
+def _fit(
+    record, analysis, lang, budget, examples, system, labels, reserved, room, *, extra: int
+) -> dict[str, Any]:
+    """One assembly: text sections within their caps (+extra), examples, then files in what is left."""
+    section_notes: list[str] = []
 
     f_count = len(record.files)
     author = re.sub(r"[^A-Za-z0-9_.\-\[\]]", "", record.author or "ghost")
@@ -360,7 +398,7 @@ def build_context(
         ("crossrefs", "Cross-referenced PRs", crossref_text(analysis)),
     ]
     for name, title, body in plan:
-        text = _clip_section(title, body, int(room * CAPS[name]), section_notes, name)
+        text = _clip_section(title, body, int(room * CAPS[name]) + extra, section_notes, name)
         if text:
             parts.append((name, text))
     used = sum(tokens.count(t) + 1 for _, t in parts)
@@ -394,24 +432,19 @@ def build_context(
         files_room = max(0, files_room - (total + reserved - budget) - 50)
     else:
         raise WorkbenchError(f"could not fit the context into {budget} tokens: raise --budget")
-    for name, text in parts:
-        sections[name] = tokens.count(text)
-    sections["diff"] = tokens.count(diff_part)
-    sections["file_stats"] = tokens.count(stats_part)
-    return Context(
-        messages=messages,
-        tokens=total,
-        budget=budget,
-        lang=lang,
-        prompt_version=prompt_version(),
-        left_out=left_out,
-        clipped=clipped,
-        sections=sections,
-        key_hunks_total=key_total,
-        key_hunks_shown=key_shown,
-        examples_used=[n for n, _ in chosen],
-        reserved=reserved,
-    )
+    return {
+        "parts": parts,
+        "messages": messages,
+        "total": total,
+        "diff": diff_part,
+        "stats": stats_part,
+        "left_out": left_out,
+        "clipped": clipped,
+        "key_total": key_total,
+        "key_shown": key_shown,
+        "chosen": chosen,
+        "section_notes": section_notes,
+    }
 
 
 def _notes(left_out: list[str], clipped: list[str], section_notes: list[str]) -> str:
