@@ -28,6 +28,7 @@ from ..config import WorkbenchError
 from ..records import PRRecord
 from ..store import Store, iso_utc, utcnow
 from . import github_graphql as gq
+from .github_files import fill_patches, split_diff
 from .github_http import (
     NETWORK_ERRORS,
     HTTPStatusError,
@@ -42,9 +43,6 @@ from .github_http import (
 PER_PAGE = 100
 WATERMARK_MARGIN = timedelta(minutes=5)
 FILES_CAP = 3000  # GitHub's /files stops at 3,000 files
-DIFF_BYTES_CAP = 5_000_000  # fill missing patches from the .diff only below this size
-DIFF_LINES_CAP = 50_000  # ... and only for PRs whose additions + deletions are below this
-DIFF_ACCEPT = "application/vnd.github.v3.diff"
 _PRIVATE = ("_etag_url", "_etag", "_detail")  # bookkeeping riding on an item, never stored
 
 
@@ -553,68 +551,10 @@ class _Pass:
             return [], False
         files = self._rest_list(f"/repositories/{self.id}/pulls/{n}/files", cap=FILES_CAP)
         truncated = (detail.get("changed_files") or 0) > len(files)
-        self._fill_patches(n, detail, files)
+        note = fill_patches(self.t, f"/repositories/{self.id}/pulls/{n}", detail, files)
+        if note:
+            self.result.notes.append(f"#{n}: {note}")
         return files, truncated
-
-    def _fill_patches(self, n: int, detail: dict, files: list[dict]) -> None:
-        """/files leaves `patch` out for large files (and binary ones). The PR's .diff has the large ones."""
-        missing = [f for f in files if not f.get("patch") and (f.get("changes") or 0) > 0]
-        for f in files:
-            if f.get("patch"):
-                f["patch_status"] = "ok"
-            elif not (f.get("changes") or 0):
-                f["patch_status"] = "none"  # binary, or a pure rename / mode change
-        if not missing:
-            return
-        patches: dict[str, str] = {}
-        size = (detail.get("additions") or 0) + (detail.get("deletions") or 0)
-        if size <= DIFF_LINES_CAP:
-            try:
-                r = self.t.get(f"/repositories/{self.id}/pulls/{n}", accept=DIFF_ACCEPT, as_json=False)
-                if len(r.text) <= DIFF_BYTES_CAP:
-                    patches = split_diff(r.text)
-            except HTTPStatusError as e:  # 406: GitHub refuses diffs that are too large
-                self.result.notes.append(
-                    f"#{n}: GitHub refused the .diff ({e.status}); large patches marked omitted"
-                )
-        for f in missing:
-            patch = patches.get(f["filename"])
-            f["patch"] = patch
-            f["patch_status"] = "from_diff" if patch else "omitted"
-
-
-_DIFF_HEADER = re.compile(r"^diff --git a/(.*?) b/(.*)$")
-
-
-def split_diff(text: str) -> dict[str, str]:
-    """filename -> patch (from the first @@, as /files gives it) for each file of a unified git diff."""
-    out: dict[str, str] = {}
-    name, body, in_hunks = None, [], False
-
-    def flush() -> None:
-        if name and body:
-            out[name] = "\n".join(body)
-
-    for line in text.split("\n"):
-        m = _DIFF_HEADER.match(line)
-        if m:
-            flush()
-            name, body, in_hunks = m.group(2), [], False
-            continue
-        if not in_hunks:
-            if line.startswith("+++ b/"):
-                name = line[6:]
-            elif line.startswith("rename to "):
-                name = line[10:]
-            elif line.startswith("@@"):
-                in_hunks = True
-        if in_hunks:
-            body.append(line)
-    flush()
-    if out:  # the text ends with a newline; /files patches do not
-        last = list(out)[-1]
-        out[last] = out[last].rstrip("\n")
-    return out
 
 
 __all__ = ["sync", "sync_repo", "run_sync_cli", "SyncResult", "parse_since", "make_client", "split_diff"]
