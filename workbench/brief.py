@@ -2,6 +2,14 @@
 
 Layout follows ../shared/reference/example-digest-zh.txt: a headline rewritten for the team, a verdict,
 what the PR teaches, 2-4 focus points naming files and symbols, what it leaves open, next steps.
+
+    render_brief(brief) -> Markdown            parse_brief(text, repo=, number=, lang=) -> Brief
+    render_digest(repo, [DigestEntry], lang)   neutralize_markdown(text): no live HTML, no script links
+
+Round trip: parse_brief(render_brief(b)) == b for every field, with two documented rules: `minutes` is
+carried only for a skim (the deep/skip sentences name no time, as in the reference), and the draft marker
+line carries `draft`/`source` — a text without it is a person's (`draft=False`, `source="human"`).
+Reviewer text outside the known sections is kept in `extra`, never dropped.
 """
 
 from __future__ import annotations
