@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -99,6 +100,16 @@ def test_non_streaming_server_reply_parses_with_the_sdk():
         assert r.usage.total_tokens == 150
 
 
+def test_non_streaming_mode_of_the_drafter(server):
+    server.script(Reply(brief_json("en")))
+    seen: list[str] = []
+    res = drafter(server, stream=False).draft(record(), analysis(), lang="en", on_text=seen.append)
+    assert res.error is None and res.brief.verdict == "skim" and res.brief.minutes == 4
+    assert seen == [brief_json("en")] and res.meta["usage"]["total_tokens"] == 150
+    body = server.requests[0]["body"]
+    assert body["stream"] is False and "stream_options" not in body
+
+
 def test_429_honours_retry_after_then_succeeds(server):
     server.script(Reply(status=429, headers={"Retry-After": "2"}, error="slow down"), Reply(brief_json("zh")))
     sleeps: list[float] = []
@@ -161,11 +172,23 @@ def test_falls_back_when_json_schema_is_rejected(server):
 
 def test_wrong_language_gets_one_corrective_retry(server):
     server.script(Reply(brief_json("en")), Reply(brief_json("zh")))
-    res = drafter(server).draft(record(), analysis(), lang="zh")
+    big = record()
+    big.files[0]["patch"] = "\n".join(
+        f"@@ -{i * 9 + 1},2 +{i * 9 + 1},3 @@ def f{i}():\n a\n+    value_{i} = compute({i})"
+        for i in range(400)
+    )
+    res = drafter(server, budget=3000).draft(big, analysis(), lang="zh")
     assert res.error is None and language_share(res.brief.summary) > 0.5
+    assert res.meta["clipped"] == ["pkg/sync.py"]  # the context was full
     second = server.requests[1]["body"]["messages"]
     assert second[-1]["role"] == "user" and "简体中文" in second[-1]["content"]
     assert res.meta["wrong_language"] == 1
+    # the corrective message fits in the room the context kept for it
+    schema = tokens.count(
+        json.dumps(server.requests[1]["body"]["response_format"]["json_schema"], ensure_ascii=False)
+    )
+    assert tokens.count_messages(second) + schema <= 3000
+    assert second[:-1] == server.requests[0]["body"]["messages"]
 
 
 def test_wrong_language_twice_fails_clearly(server):

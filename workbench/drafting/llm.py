@@ -231,6 +231,7 @@ class LLMDrafter:
         sleep: Callable[[float], None] | None = None,
         max_backoff: float = 20.0,
         temperature: float = 0.2,
+        stream: bool = True,
     ):
         self.settings = settings or llm_settings()
         self._client = client
@@ -239,6 +240,9 @@ class LLMDrafter:
         self._sleep = sleep
         self.max_backoff = max_backoff
         self.temperature = temperature
+        self.stream = (
+            stream  # False for servers whose streaming is broken: one reply, passed to on_text whole
+        )
         self._mode = 0  # index into MODES; falls back when the server rejects a format
         self._usage_option = True  # stream_options.include_usage; some servers reject it
 
@@ -393,15 +397,21 @@ class LLMDrafter:
             "model": self.settings.model,
             "messages": messages,
             "temperature": self.temperature,
-            "stream": True,
+            "stream": self.stream,
         }
-        if self._usage_option:
+        if self.stream and self._usage_option:
             kwargs["stream_options"] = {"include_usage": True}
         mode = MODES[self._mode]
         if mode == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": response_schema()}
         elif mode == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
+        if not self.stream:
+            resp = self.client.chat.completions.create(**kwargs)
+            text = (resp.choices[0].message.content or "") if resp.choices else ""
+            if on_text is not None and text:
+                on_text(text)
+            return text, (resp.usage.model_dump() if getattr(resp, "usage", None) else None)
         stream = self.client.chat.completions.create(**kwargs)
         parts: list[str] = []
         usage = None
