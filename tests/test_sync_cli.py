@@ -51,7 +51,7 @@ def count_prs(db: Path) -> int:
 
 def test_kill_9_mid_run_then_rerun_gives_every_pr_once_and_whole(gh, tmp_path):
     generate_prs(gh.repo, 120)
-    gh.latency = 0.01  # slow enough to be caught mid-run
+    gh.latency = 0.02  # slow enough to be caught mid-run (~3 s in all)
     proc = cli(tmp_path, REPO, "--api-url", gh.url, wait=False)
     db = tmp_path / "workbench.db"
     deadline = time.time() + 60
