@@ -188,9 +188,11 @@ class Transport:
                 self._backoff(attempt, f"HTTP {status} on {verb} {_path(url)}")
                 continue
             if status == 401:
-                raise WorkbenchError(
+                # An HTTPStatusError, so a caller can still fall back to REST when only GraphQL refuses.
+                raise HTTPStatusError(
+                    401,
                     "GitHub rejected the token (401 Bad credentials): check GITHUB_TOKEN / GH_TOKEN, or unset it "
-                    "to read public repositories anonymously"
+                    "to read public repositories anonymously",
                 )
             if status == 404:
                 raise NotFound(_path(url))
