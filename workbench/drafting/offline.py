@@ -57,6 +57,57 @@ STATE_ZH = {"merged": "已合并", "open": "未合并", "closed": "已关闭（�
 RELATION_ZH = {"fixes": "修复的问题", "follow-up": "前序/后续", "mentions": "提及", "revert": "回滚"}
 
 
+# The heuristics speak English; the most common labels read better in a zh draft. Unknown text stays as is.
+_LABELS_ZH: tuple[tuple[str, str], ...] = (
+    (r"no file list: judged from title and description", "没有文件列表：仅凭标题和描述判断"),
+    (r"only generated, vendored or binary files", "只有生成、第三方或二进制文件"),
+    (r"docs-only change", "仅文档改动"),
+    (r"CI-only change", "仅 CI 改动"),
+    (r"build/dependency-only change", "仅构建/依赖改动"),
+    (r"revert of earlier work", "回滚先前的改动"),
+    (r"tests-only change", "仅测试改动"),
+    (r"signals add up to a close read", "多项信号叠加，值得精读"),
+    (r"tiny change with nothing notable", "小改动，无明显风险"),
+    (r"worth a skim", "值得浏览"),
+    (r"very large change", "超大改动"),
+    (r"large change", "大改动"),
+    (r"medium change", "中等改动"),
+    (r"tiny change", "小改动"),
+    (r"(\d+) changed lines in (\d+) files?", r"\2 个文件共 \1 行改动"),
+    (r"no description beyond the template", "描述只有模板"),
+    (
+        r"concurrency: locks, threads, asyncio, sockets, ACKs, races",
+        "并发：锁、线程、asyncio、socket、ACK、竞态",
+    ),
+    (
+        r"memory and resources: detach, gc, empty_cache, del, leaks, IPC handles",
+        "内存与资源：detach、gc、empty_cache、del、泄漏、IPC 句柄",
+    ),
+    (r"numerics: dtype, precision, overflow", "数值：dtype、精度、溢出"),
+    (r"error handling: bare except, pass, swallowed errors", "错误处理：裸 except、pass、被吞掉的异常"),
+    (r"markers added: TODO / FIXME / HACK / XXX", "新增 TODO / FIXME / HACK / XXX 标记"),
+    (
+        r"security: eval/exec, shell=True, pickle/yaml loads, secrets",
+        "安全：eval/exec、shell=True、pickle/yaml 加载、密钥",
+    ),
+    (r" ?\((\d+) added lines?\)", r"（新增 \1 行）"),
+    (r" ?\(in the description\)", "（见描述）"),
+    (r"code change comes with test changes", "代码改动附带测试改动"),
+    (r" ?\((\d+) files?\)", r"（\1 个文件）"),
+    (r"description explains the root cause", "描述说明了根因"),
+    (r"description gives numbers \(measurements\)", "描述给出了测量数据"),
+    (r"description has a test plan", "描述包含测试方案"),
+    (r"description names follow-ups / things not addressed", "描述列出了后续或未处理事项"),
+    (r"dependency versions changed", "依赖版本变更"),
+)
+
+
+def label_zh(text: str) -> str:
+    for rx, repl in _LABELS_ZH:
+        text = re.sub(rx, repl, text)
+    return text
+
+
 def _first(v: Any) -> str | None:
     if isinstance(v, list | tuple):
         return str(v[0]).strip() if v else None
@@ -67,6 +118,16 @@ def _items(v: Any) -> list[str]:
     if isinstance(v, list | tuple):
         return [str(x).strip() for x in v if str(x).strip()]
     return [str(v).strip()] if v else []
+
+
+def _quote(s: str, n: int = 200) -> str:
+    """A sentence from the PR, fit to quote: emphasis marks and a leading section label removed."""
+    s = re.sub(r"\*\*|__", "", s)
+    s = re.sub(r"^\s*#{1,6}\s*", "", s)
+    s = re.sub(
+        r"^\s*(?:root[- ]cause|cause|numbers?|results?|test plan|testing|why)\s*[:：]\s*", "", s, flags=re.I
+    )
+    return _one_line(s, n)
 
 
 def _one_line(s: str, n: int = 200) -> str:
@@ -104,15 +165,18 @@ def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
     areas = ", ".join(a.areas[:3]) if a and a.areas else ""
     n = len(record.files)
     size = f"+{record.additions}/−{record.deletions}"
-    cause, numbers = _first(d.get("root_cause")), _first(d.get("numbers"))
+    cause = _first(d.get("root_cause"))
+    # a measurement, not a follow-up sentence that happens to hold a number
+    taken = {cause, *_items(d.get("followups")), _first(d.get("test_plan"))}
+    numbers = next((x for x in _items(d.get("numbers")) if x not in taken), None)
     if lang == "zh":
         out = f"本 PR 改动 {n} 个文件（{size}）" + (f"，集中在 {areas}" if areas else "") + "。"
         if a and a.deciding:
-            out += f"判断依据：{'；'.join(a.deciding[:3])}。"
+            out += f"判断依据：{'；'.join(label_zh(x) for x in a.deciding[:3])}。"
         if cause:
-            out += f"作者给出的根因：「{_one_line(cause)}」"
+            out += f"作者给出的根因：「{_quote(cause)}」"
         if numbers and numbers != cause:
-            out += f"作者给出的数据：「{_one_line(numbers)}」"
+            out += f"作者给出的数据：「{_quote(numbers)}」"
         if not cause and not numbers and d.get("empty"):
             out += "PR 描述为空或只有模板，需要从代码读出意图。"
         return out
@@ -122,9 +186,9 @@ def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
     if a and a.deciding:
         out += f" Deciding signals: {'; '.join(a.deciding[:3])}."
     if cause:
-        out += f' Root cause as the author puts it: "{_one_line(cause)}"'
+        out += f' Root cause as the author puts it: "{_quote(cause)}"'
     if numbers and numbers != cause:
-        out += f' Numbers given: "{_one_line(numbers)}"'
+        out += f' Numbers given: "{_quote(numbers)}"'
     if not cause and not numbers and d.get("empty"):
         out += " The description is empty or template only: read the intent from the code."
     return out
@@ -173,9 +237,9 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     test_plan = _first(d.get("test_plan"))
     if len(out) < 4 and test_plan:
         out.append(
-            f"测试方案：「{_one_line(test_plan)}」——核对它是否覆盖了改动的失败路径。"
+            f"测试方案：「{_quote(test_plan)}」——核对它是否覆盖了改动的失败路径。"
             if lang == "zh"
-            else f'Test plan: "{_one_line(test_plan)}" — check it covers the failure paths the change touches.'
+            else f'Test plan: "{_quote(test_plan)}" — check it covers the failure paths the change touches.'
         )
     if len(out) < 2 and a:
         for s in a.signals:
@@ -184,7 +248,7 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
                 where = f"{_code(ev.file)}" + (f":{ev.line}" if ev.line else "") if ev.file else ""
                 out.append(
                     (
-                        f"{s.label}：{where} {_one_line(ev.text, 120)}"
+                        f"{label_zh(s.label)}：{where} {_one_line(ev.text, 120)}"
                         if lang == "zh"
                         else f"{s.label}: {where} {_one_line(ev.text, 120)}"
                     ).replace("  ", " ")
