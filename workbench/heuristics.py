@@ -108,60 +108,61 @@ def _only(*roles: str) -> Callable[[Facts, Conventions], bool]:
 
 
 # ---- THE VERDICT RULES: first match wins ----------------------------------------------------------
+# Thresholds come from the conventions (default.toml [thresholds]); the numbers here are fallbacks.
+
+
+def _deep_bar(f: Facts, c: Conventions) -> float:
+    # Without patch text code evidence cannot show and themes named only in the text count half,
+    # so a facts-only record clears a lower bar.
+    return _t(c, "deep_score", 3) if f.has_patches else _t(c, "deep_score_no_patch", 2.25)
+
+
+def _deep_if_strong(f: Facts, c: Conventions) -> str:
+    return "deep" if f.score >= _deep_bar(f, c) else "skim"
+
+
+def _ci_verdict(f: Facts, c: Conventions) -> str:
+    # CI maintainers read a CI change closely when it is big, explains a root cause or touches risky shell
+    close = f.score >= _t(c, "ci_deep_score", 1.5) or f.churn >= _t(c, "ci_deep_lines", 150) or f.risk_themes
+    return "deep" if close else "skim"
+
+
+def _deps_verdict(f: Facts, c: Conventions) -> str:
+    return "skip" if f.churn <= _t(c, "medium_lines", 80) and not f.risk_themes else "skim"
+
+
+def _is_trivial(f: Facts, c: Conventions) -> bool:
+    return f.score <= _t(c, "skip_score", 0) and f.churn <= _t(c, "tiny_lines", 10)
+
+
+def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
+    return lambda f, c: verdict
+
+
 VERDICT_RULES: list[Rule] = [
-    Rule(
-        "no files",
-        lambda f, c: not f.files,
-        lambda f, c: "deep" if f.score >= _t(c, "deep_score", 3) else "skim",
-        label="no file list: judged from title and description",
-    ),
-    Rule(
-        "generated only",
-        lambda f, c: not f.scope,
-        lambda f, c: "skip",
-        label="only generated, vendored or binary files",
-    ),
+    # name               applies when                                  verdict             audience
+    Rule("no files",     lambda f, c: not f.files,                     _deep_if_strong,    None,
+         "no file list: judged from title and description"),
+    Rule("generated only", lambda f, c: not f.scope,                   _always("skip"),    None,
+         "only generated, vendored or binary files"),
     # docs are never a deep read: at most a skim, for the docs maintainers
-    Rule("docs only", _only("docs"), lambda f, c: "skim", audience="docs", label="docs-only change"),
-    Rule(
-        "CI only",
-        _only("ci"),
-        lambda f, c: (
-            "deep"
-            if (
-                f.score >= _t(c, "deep_score", 3) - 1
-                or f.churn >= _t(c, "ci_deep_lines", 150)
-                or f.risk_themes
-            )
-            else "skim"
-        ),
-        audience="ci",
-        label="CI-only change",
-    ),
-    Rule(
-        "dependencies only",
-        _only("build", "generated"),
-        lambda f, c: "skip" if f.churn <= _t(c, "medium_lines", 80) and not f.risk_themes else "skim",
-        audience="build",
-        label="build/dependency-only change",
-    ),
-    Rule("revert", lambda f, c: f.revert, lambda f, c: "skim", label="revert of earlier work"),
-    Rule("tests only", _only("test"), lambda f, c: "skim", audience="tests", label="tests-only change"),
-    Rule(
-        "strong signals",
-        lambda f, c: f.score >= _t(c, "deep_score", 3),
-        lambda f, c: "deep",
-        audience="dominant",
-        label="signals add up to a close read",
-    ),
-    Rule(
-        "trivial",
-        lambda f, c: f.score <= _t(c, "skip_score", 0) and f.churn <= _t(c, "tiny_lines", 10),
-        lambda f, c: "skip",
-        label="tiny change with nothing notable",
-    ),
-    Rule("default", lambda f, c: True, lambda f, c: "skim", audience="dominant", label="worth a skim"),
-]
+    Rule("docs only",    _only("docs"),                                _always("skim"),    "docs",
+         "docs-only change"),
+    Rule("CI only",      _only("ci"),                                  _ci_verdict,        "ci",
+         "CI-only change"),
+    Rule("dependencies only", _only("build", "generated"),             _deps_verdict,      "build",
+         "build/dependency-only change"),
+    Rule("revert",       lambda f, c: f.revert,                        _always("skim"),    None,
+         "revert of earlier work"),
+    Rule("tests only",   _only("test"),                                _always("skim"),    "tests",
+         "tests-only change"),
+    Rule("strong signals", lambda f, c: f.score >= _deep_bar(f, c), _always("deep"), "dominant",
+         "signals add up to a close read"),
+    Rule("trivial",      _is_trivial,                                  _always("skip"),    None,
+         "tiny change with nothing notable"),
+    Rule("default",      lambda f, c: True,                            _always("skim"),    "dominant",
+         "worth a skim"),
+]  # fmt: skip
 
 
 def decide(f: Facts, conv: Conventions) -> tuple[str, str | None, str | None, list[str]]:
@@ -237,7 +238,10 @@ def analyze(
     )[:n_ev]
     size_ev = [Evidence(fd.filename, None, f"{fd.role}: +{fd.additions}/-{fd.deletions}") for fd in biggest]
     size_label = f"{churn} changed lines in {len(files)} files"
-    if code_lines >= _t(conv, "large_lines", 500):
+    if code_lines >= _t(conv, "huge_lines", 2000):
+        weight = conv.weight("size.large") + 0.5
+        signals.append(Signal("size.large", f"very large change: {size_label}", weight, size_ev))
+    elif code_lines >= _t(conv, "large_lines", 500):
         signals.append(
             Signal("size.large", f"large change: {size_label}", conv.weight("size.large"), size_ev)
         )
@@ -427,7 +431,7 @@ def _named_paths(desc: dict, record: PRRecord) -> set[str]:
     named = {c.get("path") for c in record.review_comments if c.get("path")}
     text = desc.get("text") or ""
     for fd in record.files:
-        fn = fd.get("filename") or ""
+        fn = (fd.get("filename") if isinstance(fd, dict) else None) or ""
         base = fn.rsplit("/", 1)[-1]
         if base and len(base) > 3 and base in text:
             named.add(fn)

@@ -40,7 +40,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
             "memory_allocated max_memory release close cleanup"
         )
         + _n("gc.collect", "s"),
-        ("memory leak", "leak", "oom", "out of memory", "显存", "内存", "memory"),
+        ("memory leak", "leak", "oom", "out of memory", "显存泄漏", "内存泄漏"),
     ),
     "risk.numerics": (
         "numerics: dtype, precision, overflow",
@@ -170,17 +170,27 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
 
 
 def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
-    """Themes named in the title and description (no file): 'fix memory leak in ...'."""
+    """Themes named in the title and description (no file): 'fix memory leak in ...'.
+
+    A word counts only where a word starts ("race" is not in "trace", "hang" is not in "change").
+    """
     out: dict[str, list[Evidence]] = {}
-    low = [t.lower() for t in texts if t]
+    pairs = [(t.lower(), t) for t in texts if t]
     for name, (_label, _needles, words) in THEMES.items():
-        for t, orig in zip(low, [t for t in texts if t], strict=False):
+        for low, orig in pairs:
+            hit = -1
             for w in words:
-                i = t.find(w)
+                i = low.find(w)
+                while i > 0 and w.isascii() and (low[i - 1].isalnum() or low[i - 1] == "_"):
+                    i = low.find(w, i + 1)
                 if i >= 0:
-                    s = orig[max(0, i - 60) : i + 100].replace("\n", " ").strip()
-                    out.setdefault(name, []).append(Evidence(None, None, s))
+                    hit = i
                     break
+            if hit >= 0:
+                a = max(low.rfind("\n", 0, hit), low.rfind(". ", 0, hit) + 1, hit - 120, 0)
+                e = [x for x in (low.find("\n", hit), low.find(". ", hit)) if x >= 0]
+                sentence = orig[a : min(e + [hit + 160])].strip(" .\n")
+                out.setdefault(name, []).append(Evidence(None, None, sentence))
     return out
 
 
@@ -284,6 +294,11 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     return sigs
 
 
+def _value(v: str) -> str:
+    """A default or config value without its trailing comment and separators."""
+    return v.split(" #", 1)[0].strip().rstrip(",")
+
+
 def _norm_sig(s: str) -> str:
     return re.sub(r"\s+|,\)", "", s).rstrip(":")
 
@@ -307,12 +322,12 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         if fd.role == "code" and fd.language == "Python":
             text = "\n" + p
             for m in _FIELD_DEFAULT.finditer(text):
-                indent, name, old = m.group(1), m.group(2), m.group(3).strip()
+                indent, name, old = m.group(1), m.group(2), _value(m.group(3))
                 i = text.find(f"\n+{indent}{name}")
                 if i >= 0:
                     j = text.find("\n", i + 1)
                     line = text[i + 2 : j if j >= 0 else len(text)]
-                    new = line.split("=", 1)[1].strip() if "=" in line else None
+                    new = _value(line.split("=", 1)[1]) if "=" in line else None
                     if new is not None and new != old:
                         defaults.append(
                             Evidence(fd.filename, new_line_at(p, i), f"{name}: {old} -> {new}"[:200])
@@ -343,9 +358,9 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     m = _CONFIG_KEY.match(raw)
                     if m:
                         if m.group(1) == "-":
-                            old_vals[m.group(2)] = m.group(3).strip()
+                            old_vals[m.group(2)] = _value(m.group(3))
                         else:
-                            new_vals[m.group(2)] = (m.group(3).strip(), pos)
+                            new_vals[m.group(2)] = (_value(m.group(3)), pos)
                 pos += len(raw) + 1
             for k, (v, at) in new_vals.items():
                 if k in old_vals and old_vals[k] != v:

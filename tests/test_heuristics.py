@@ -1,0 +1,577 @@
+"""Heuristics: each signal positive and negative on hand-made diffs, each verdict path, bad inputs."""
+
+from __future__ import annotations
+
+import pytest
+from heuristics_helpers import code_lines, file, hunk, record, stats, user
+
+from workbench.analysis import Analysis
+from workbench.conventions import load_conventions
+from workbench.heuristics import VERDICT_RULES, analysis_frame, analyze
+
+
+def names(a: Analysis) -> set[str]:
+    return {s.name for s in a.signals}
+
+
+def sig(a: Analysis, name: str):
+    s = a.signal(name)
+    assert s is not None, f"{name} missing; have {sorted(names(a))}"
+    return s
+
+
+def code_file(lines: list[str], name: str = "pkg/engine.py", start: int = 10, section: str = "") -> dict:
+    return file(name, hunk(start, lines, section=section))
+
+
+# ---- risk themes --------------------------------------------------------------------------------------
+
+THEME_CASES = [
+    (
+        "risk.concurrency",
+        ["     def send(self):", "+        with self._lock:", "+            self._ack_pending = True"],
+        ["     def send(self):", "+        self.block_size = 3", "+        clock = time.time()"],
+    ),
+    (
+        "risk.memory",
+        ["     out = model(x)", "+    del weights, tensor", "+    torch.cuda.empty_cache()"],
+        ["     out = model(x)", "+    model_name = cfg.model", "+    delta = 1"],
+    ),
+    ("risk.numerics", ["+    logits = logits.to(dtype=torch.bfloat16)"], ["+    logits = logits.to(device)"]),
+    (
+        "risk.error_handling",
+        ["+    try:", "+        run()", "+    except:", "+        pass"],
+        [
+            "+    try:",
+            "+        run()",
+            "+    except ValueError as e:",
+            "+        raise RuntimeError('x') from e",
+        ],
+    ),
+    (
+        "risk.markers",
+        ["+    # TODO: handle multi-node", "     x = 1"],
+        ["-    # TODO: handle multi-node", "     x = 1"],
+    ),
+    (
+        "risk.security",
+        ["+    return eval(expr)", "+    subprocess.run(cmd, shell=True)"],
+        ["+    model.eval()", "+    subprocess.run(['ls'])"],
+    ),
+]
+
+
+@pytest.mark.parametrize("name, positive, negative", THEME_CASES, ids=[c[0] for c in THEME_CASES])
+def test_risk_theme_positive_and_negative(name, positive, negative):
+    a = analyze(record([code_file(positive)], title="[misc] chore: tweak"))
+    s = sig(a, name)
+    assert s.weight > 0
+    ev = [e for e in s.evidence if e.file]
+    assert ev and ev[0].file == "pkg/engine.py" and isinstance(ev[0].line, int)
+    # the evidence line number points at the added line itself
+    added = [ln[1:].strip() for ln in positive if ln.startswith("+")]
+    assert ev[0].text in added
+    b = analyze(record([code_file(negative)], title="[misc] chore: tweak"))
+    assert name not in names(b)
+
+
+def test_theme_evidence_line_numbers_are_new_side_numbers():
+    lines = ["     a = 1", "-    b = 2", "     c = 3", "+    torch.cuda.empty_cache()"]
+    a = analyze(record([code_file(lines, start=100)], title="x"))
+    ev = sig(a, "risk.memory").evidence[0]
+    assert (ev.file, ev.line, ev.text) == ("pkg/engine.py", 102, "torch.cuda.empty_cache()")
+
+
+def test_risk_in_tests_is_not_risk_but_title_theme_counts_half():
+    t = file("tests/test_lock.py", hunk(1, ["+    with threading.Lock():", "+        pass"]))
+    a = analyze(record([t], title="[ci] test: lock test"))
+    assert "risk.concurrency" not in names(a) or all(
+        e.file is None for e in sig(a, "risk.concurrency").evidence
+    )
+    b = analyze(record([code_file(["+    x = 1"])], title="fix: race between sender and receiver"))
+    s = sig(b, "risk.concurrency")
+    assert s.evidence[0].file is None and s.weight == pytest.approx(
+        load_conventions(None).weight("risk.concurrency") / 2
+    )
+
+
+# ---- size, roles, tests ---------------------------------------------------------------------------------
+
+
+def test_tests_missing_and_added():
+    big = code_file(code_lines(40))
+    a = analyze(record([big]))
+    assert "tests.missing" in names(a) and "tests.added" not in names(a)
+    assert any("without tests" in item for item in a.open_items)
+    b = analyze(record([big, file("tests/test_engine.py", hunk(1, ["+def test_x():", "+    assert 1"]))]))
+    assert "tests.added" in names(b) and "tests.missing" not in names(b)
+    small = analyze(record([code_file(code_lines(3))]))
+    assert "tests.missing" not in names(small)
+
+
+def test_size_signals_and_roles_shares():
+    a = analyze(record([code_file(code_lines(600)), file("docs/a.md", hunk(1, ["+doc"]))]))
+    assert "size.large" in names(a)
+    assert a.roles == {"code": 600, "docs": 1}
+    b = analyze(record([code_file(code_lines(2))]))
+    assert "size.tiny" in names(b) and "size.large" not in names(b)
+
+
+def test_generated_files_flagged_and_not_counted():
+    a = analyze(record([file("uv.lock", hunk(1, code_lines(900))), code_file(code_lines(5))]))
+    assert "generated" in names(a)
+    assert "size.large" not in names(a)  # lock churn is not reading work
+    b = analyze(record([code_file(code_lines(5))]))
+    assert "generated" not in names(b)
+
+
+# ---- dependencies, config, defaults -----------------------------------------------------------------------
+
+
+def test_dependency_bump():
+    req = file("requirements.txt", hunk(1, [" numpy", "-torch==2.4.0", "+torch==2.5.1", " ray>=2.10"]))
+    a = analyze(record([req], title="[build] chore: bump torch"))
+    s = sig(a, "deps.bump")
+    assert s.evidence[0].text == "torch: 2.4.0 -> 2.5.1" and s.evidence[0].line == 2
+    same = file("requirements.txt", hunk(1, [" numpy", "+# pinned for CUDA 12", " torch==2.4.0"]))
+    assert "deps.bump" not in names(analyze(record([same], title="[build] chore: comment")))
+
+
+def test_config_keys_changed_in_yaml():
+    y = file(
+        "pkg/config/ppo.yaml",
+        hunk(
+            3, ["   rollout:", "-    micro_batch_size: 4", "+    micro_batch_size: 8", "+    enable_gc: true"]
+        ),
+    )
+    a = analyze(record([y]))
+    texts = [e.text for e in sig(a, "config.keys").evidence]
+    assert "micro_batch_size: 4 -> 8" in texts and "added enable_gc: true" in texts
+    y2 = file("pkg/config/ppo.yaml", hunk(3, ["   rollout:", "+    # a comment", "     micro_batch_size: 4"]))
+    assert "config.keys" not in names(analyze(record([y2])))
+
+
+def test_dataclass_and_argparse_defaults():
+    lines = [
+        "     class Cfg:",
+        "-    batch_size: int = 32",
+        "+    batch_size: int = 64",
+        "-    p.add_argument('--lr', type=float, default=1e-5)",
+        "+    p.add_argument('--lr', type=float, default=3e-5)",
+    ]
+    a = analyze(record([code_file(lines)]))
+    texts = [e.text for e in sig(a, "config.defaults").evidence]
+    assert "batch_size: 32 -> 64" in texts and any("--lr: default 1e-5 -> 3e-5" in t for t in texts)
+    same = ["-    batch_size: int = 32", "+    batch_size: int = 32  # per GPU"]
+    b = analyze(record([code_file(same)]))
+    assert "config.defaults" not in names(b)
+
+
+# ---- public API -------------------------------------------------------------------------------------------
+
+
+def test_api_removed_signature_and_breaking():
+    lines = [
+        "-def load_weights(path, strict=True):",
+        "+def load_weights(path, strict=True, device=None):",
+        "-def old_entry(x):",
+        "-    return x",
+        "-def _private_helper():",
+        "-    pass",
+    ]
+    a = analyze(record([code_file(lines, start=1)]))
+    rem = [e.text for e in sig(a, "api.removed").evidence]
+    assert any(t.startswith("removed: old_entry") for t in rem)
+    assert not any("_private_helper" in t for t in rem)
+    assert "load_weights" in sig(a, "api.signature").evidence[0].text
+    assert "load_weights" in a.key_symbols
+    b = analyze(record([code_file(["-def _helper(x):", "+def _helper(x, y):"])]))
+    assert "api.removed" not in names(b) and "api.signature" not in names(b)
+    c = analyze(record([code_file(["+x = 1"])], title="[BREAKING][trainer] feat: new config"))
+    assert "api.breaking" in names(c)
+    template_only = (
+        "### Checklist Before Starting\n- [ ] If this PR breaks any API, add `[BREAKING]` to the title."
+    )
+    d = analyze(record([code_file(["+x = 1"])], title="[trainer] feat: x", body=template_only))
+    assert "api.breaking" not in names(d)
+
+
+def test_symbols_from_section_headers_and_defs():
+    f = file(
+        "pkg/w.py",
+        hunk(10, ["     x = 1", "+    y = 2"], section="def _cleanup(self):"),
+        hunk(50, ["+class BucketSender:", "+    def _ack(self):", "+        pass"]),
+    )
+    a = analyze(record([f]))
+    assert {"_cleanup", "BucketSender", "_ack"} <= set(a.key_symbols)
+    assert set(a.key_files[0].symbols) >= {"_cleanup", "BucketSender"}
+
+
+# ---- revert ---------------------------------------------------------------------------------------------------
+
+
+def test_revert_detected_from_title_and_body():
+    a = analyze(
+        record(
+            [code_file(code_lines(3))],
+            title='Revert "[trainer] feat: new loss"',
+            body="Reverts example-org/minirl#41",
+            number=50,
+        ),
+        known_prs={41: ("[trainer] feat: new loss", "merged")},
+    )
+    assert "revert" in names(a) and a.verdict == "skim"
+    ref = next(r for r in a.cross_refs if r.number == 41)
+    assert (ref.relation, ref.title, ref.state) == ("revert", "[trainer] feat: new loss", "merged")
+    b = analyze(record([code_file(code_lines(3))], title="[trainer] fix: revert-safe loader"))
+    assert "revert" not in names(b)
+
+
+# ---- description ---------------------------------------------------------------------------------------------
+
+VERL_TEMPLATE_BODY = """### What does this PR do?
+
+Fix the IPC ACK race. Root cause: the receiver acks before `_cleanup` runs, so the sender
+reuses a buffer that is still mapped. Peak memory drops from 41.2 GiB to 30.5 GiB (-26%).
+The NPU path is out of scope and will be handled in a follow-up PR.
+
+### Checklist Before Starting
+
+- [ ] Search for similar PRs. Paste at least one query link here: ...
+- [ ] Format the PR title as `[{modules}] {type}: {description}` (This
+will be checked by the CI)
+
+### Test
+
+> For changes that can not be tested by CI (e.g., algorithm
+implementation, new model support), validate by experiment(s) and show results.
+
+Ran `pytest tests/utils/test_bucketed_weight_transfer.py` on 8 GPUs.
+
+### API and Usage Example
+
+> Demonstrate how the API changes if any, and provide usage example(s) if possible.
+
+```python
+# Add code snippet or script demonstrating how to use this
+```
+
+<!-- reviewers: please look at the ack ordering -->
+
+### Checklist Before Submitting
+
+- [x] Read the Contribute Guide.
+"""
+
+
+def test_description_template_stripped_and_substance_found():
+    a = analyze(record([code_file(["+x = 1"])], body=VERL_TEMPLATE_BODY))
+    d = a.description
+    text = d["text"]
+    for gone in (
+        "Checklist",
+        "Search for similar",
+        "Demonstrate how",
+        "Add code snippet",
+        "reviewers: please",
+        "API and Usage Example",
+        "For changes that can not",
+    ):
+        assert gone not in text
+    assert "Root cause" in text and "pytest tests/utils" in text
+    assert any("Root cause" in s and "still mapped" in s for s in d["root_cause"])  # wrapped line kept whole
+    assert any("41.2 GiB" in s for s in d["numbers"])
+    assert any("pytest" in s for s in d["test_plan"])
+    assert any("out of scope" in s for s in d["followups"])
+    assert {"desc.root_cause", "desc.numbers", "desc.test_plan", "desc.followups"} <= names(a)
+    assert any("follow-up" in item for item in a.open_items)
+    assert "_cleanup" in d["code_spans"]
+
+
+def test_template_only_description_is_empty():
+    substance = ("Fix the IPC", "Root cause", "reuses a buffer", "Peak memory", "NPU path", "Ran `pytest")
+    template_only = "\n".join(
+        ln for ln in VERL_TEMPLATE_BODY.split("\n") if not any(k in ln for k in substance)
+    )
+    a = analyze(record([code_file(["+x = 1"])], body=template_only))
+    assert a.description["empty"] and "desc.empty" in names(a)
+    assert not ({"desc.root_cause", "desc.numbers", "desc.followups"} & names(a))
+    assert "desc.empty" not in names(
+        analyze(record([code_file(["+x = 1"])], body="Fixes the loader because it hung."))
+    )
+
+
+def test_heading_like_lines_in_code_blocks_and_issue_numbers_are_not_headings():
+    body = "Fixes #12\n\n```bash\n# Checklist\nrun.sh\n```\n\n#13 is related."
+    a = analyze(record([code_file(["+x = 1"])], body=body))
+    assert "run.sh" in a.description["text"] and "#13 is related" in a.description["text"]
+
+
+# ---- discussion -------------------------------------------------------------------------------------------------
+
+
+def test_discussion_reviews_threads_reviewers_promises():
+    reviews = [
+        {"user": user("bob"), "state": "CHANGES_REQUESTED", "body": "please add an ACK timeout"},
+        {"user": user("carol"), "state": "APPROVED", "body": ""},
+        {"user": user("dave"), "state": "COMMENTED", "body": "nit"},
+        {"user": user("alice"), "state": "COMMENTED", "body": "I will add the timeout in a follow-up PR."},
+        {"user": user("codecov[bot]"), "state": "COMMENTED", "body": "coverage"},
+    ]
+    comments = [
+        {
+            "id": 1,
+            "user": user("bob"),
+            "path": "pkg/engine.py",
+            "line": 12,
+            "body": "what if _cleanup raises?",
+            "thread_resolved": False,
+        },
+        {
+            "id": 2,
+            "in_reply_to_id": 1,
+            "user": user("alice"),
+            "path": "pkg/engine.py",
+            "body": "good point",
+            "thread_resolved": False,
+        },
+        {
+            "id": 3,
+            "user": user("erin"),
+            "path": "pkg/engine.py",
+            "line": 20,
+            "body": "typo",
+            "thread_resolved": True,
+        },
+    ]
+    a = analyze(record([code_file(code_lines(5))], reviews=reviews, review_comments=comments))
+    d = a.discussion
+    assert d["reviewers"] == ["bob", "carol", "dave", "erin"]  # not the author, not the bot
+    assert d["changes_requested_outstanding"] == ["bob"]
+    assert d["unresolved_threads"] == 1
+    ev = sig(a, "discussion.unresolved").evidence[0]
+    assert (ev.file, ev.line) == ("pkg/engine.py", 12) and "_cleanup raises" in ev.text
+    assert "discussion.changes_requested" in names(a) and "discussion.reviewers" in names(a)
+    assert any("follow-up" in p for p in d["promises"])
+    assert any(i.startswith("unresolved review thread") for i in a.open_items)
+    assert any(i.startswith("author promised") for i in a.open_items)
+    assert (
+        a.key_files[0].filename == "pkg/engine.py"
+        and "named in the description or review" in a.key_files[0].reason
+    )
+
+    quiet = analyze(
+        record(
+            [code_file(code_lines(5))],
+            reviews=[{"user": user("bob"), "state": "APPROVED", "body": "lgtm"}],
+            review_comments=[dict(comments[2])],
+        )
+    )
+    assert not (
+        {
+            "discussion.unresolved",
+            "discussion.changes_requested",
+            "discussion.reviewers",
+            "discussion.promises",
+        }
+        & names(quiet)
+    )
+
+
+# ---- cross-references ------------------------------------------------------------------------------------------
+
+
+def test_cross_references_resolved_against_known_prs():
+    body = (
+        "Fixes #12. Follow-up to #34; see also #56 and https://github.com/example-org/minirl/pull/78 and "
+        "https://github.com/other/repo/pull/9. This PR is #100. Colour &#35; and a/b#7 are not refs."
+    )
+    known = {12: ("loader hangs", "closed"), 34: ("[rollout] feat: buckets", "merged")}
+    a = analyze(record([code_file(["+x = 1"])], body=body, number=100), known_prs=known)
+    refs = {(r.number, r.url is not None and "other/repo" in r.url): r for r in a.cross_refs}
+    assert refs[(12, False)].relation == "fixes" and refs[(12, False)].title == "loader hangs"
+    assert refs[(34, False)].relation == "follow-up" and refs[(34, False)].state == "merged"
+    assert refs[(56, False)].relation == "mentions" and refs[(56, False)].title is None
+    assert refs[(78, False)].url.endswith("/pull/78")
+    assert refs[(9, True)].relation == "mentions"
+    assert 100 not in {r.number for r in a.cross_refs if not r.url}
+    assert 7 not in {r.number for r in a.cross_refs} and 35 not in {r.number for r in a.cross_refs}
+    assert analyze(record([code_file(["+x = 1"])], body="no refs here")).cross_refs == []
+
+
+# ---- verdict paths ------------------------------------------------------------------------------------------------
+
+
+def test_verdict_rules_are_one_ordered_table():
+    assert [r.name for r in VERDICT_RULES][:3] == ["no files", "generated only", "docs only"]
+    assert VERDICT_RULES[-1].name == "default"
+
+
+def test_generated_only_is_skip():
+    a = analyze(record([file("uv.lock", hunk(1, code_lines(50)))], title="[build] chore: relock"))
+    assert a.verdict == "skip" and a.deciding[0] == "only generated, vendored or binary files"
+
+
+def test_docs_only_is_skim_for_docs_maintainers_even_when_risky():
+    doc = file(
+        "docs/ascend/ckpt.md", hunk(1, [f"+The lock and memory leak and race {i}" for i in range(400)])
+    )
+    a = analyze(
+        record(
+            [doc],
+            title="[doc] feat: race-free memory leak checkpoint docs",
+            body="Root cause: the leak was caused by X. Throughput up 30%.",
+        )
+    )
+    assert a.verdict == "skim" and a.audience == "docs maintainers" and a.audience_key == "docs"
+    assert a.deciding[0] == "docs-only change" and 3 <= a.minutes <= 15
+
+
+def test_ci_only_small_is_skim_and_large_or_risky_is_deep_for_ci():
+    small = file(".github/workflows/e2e.yml", hunk(1, ["-  timeout: 10", "+  timeout: 20"]))
+    a = analyze(record([small], title="[ci] fix: longer timeout"))
+    assert (a.verdict, a.audience) == ("skim", "CI maintainers")
+    risky = file(
+        ".github/workflows/npu.yml",
+        hunk(
+            10,
+            [
+                "     run: |",
+                "+      for i in $(seq 6); do",
+                "+        [ -s $LOG ] && break",
+                "+        sleep 10",
+                "+      done",
+                "+      tail -c 4096 $LOG || true",
+            ],
+        ),
+    )
+    b = analyze(
+        record(
+            [risky],
+            title="[ci] fix: wait for log before checking",
+            body="Root cause: the log is flushed late, because tee buffers output. Waits at most 60s.",
+        )
+    )
+    assert (b.verdict, b.audience) == ("deep", "CI maintainers")
+
+
+def test_deps_only_is_skip_for_build_maintainers():
+    req = file("requirements.txt", hunk(1, ["-vllm==0.8.4", "+vllm==0.8.5"]))
+    a = analyze(record([req], title="[build] chore: bump vllm to 0.8.5"))
+    assert (a.verdict, a.audience) == ("skip", "build maintainers")
+    assert "deps.bump" in names(a)
+
+
+def test_tests_only_is_skim():
+    t = file("tests/test_x.py", hunk(1, ["+def test_x():", "+    assert f() == 1"]))
+    assert analyze(record([t], title="[ci] test: cover f")).verdict == "skim"
+
+
+def test_memory_leak_fix_with_test_and_root_cause_is_deep():
+    eng = code_file(
+        [
+            "     out = self.model(batch)",
+            "-    outputs.append(out)",
+            "+    outputs.append(detach_tree(out))",
+            "+    del out",
+        ]
+        + code_lines(30, "    y"),
+        name="pkg/engine.py",
+        section="def step(self, batch):",
+    )
+    test = file(
+        "tests/test_detach.py", hunk(1, ["+def test_graph_not_pinned():", "+    assert ref() is None"])
+    )
+    body = "Root cause: the output keeps the autograd graph alive, leaking 0.76 MiB per micro-batch."
+    a = analyze(record([eng, test], title="[trainer] fix: detach model_output to fix memory leak", body=body))
+    assert a.verdict == "deep" and a.audience is None
+    assert any("memory" in d for d in a.deciding)
+    assert a.key_files[0].filename == "pkg/engine.py" and "risk: memory" in a.key_files[0].reason
+    assert "step" in a.key_symbols
+
+
+def test_tiny_unremarkable_change_is_skip_and_default_is_skim():
+    a = analyze(record([code_file(["-    x = 1", "+    x = 2"])], title="[misc] chore: tidy", body="tidy"))
+    assert a.verdict == "skip" and a.minutes == 1
+    b = analyze(
+        record([code_file(code_lines(40))], title="[misc] refactor: split helper", body="Split a helper.")
+    )
+    assert b.verdict == "skim" and b.deciding[0] == "worth a skim"
+
+
+def test_no_files_and_no_patches():
+    a = analyze(record([], title="[trainer] feat: x", body="Adds x."))
+    assert a.verdict in ("skim", "deep") and "no file list" in a.truncated
+    b = analyze(
+        record(
+            [stats("pkg/engine.py", 300, 20), stats("tests/test_engine.py", 40)],
+            title="[trainer] fix: memory leak in engine",
+            body="Root cause: a leak because of a cycle. Saves 2 GiB.",
+        )
+    )
+    assert any("no patch text" in t for t in b.truncated)
+    assert "risk.memory" in names(b) and "tests.added" in names(b)
+    assert b.verdict == "deep"
+    assert b.key_files[0].filename == "pkg/engine.py"
+
+
+def test_truncation_is_reported():
+    files = [
+        code_file(code_lines(3)),
+        {"filename": "pkg/huge.py", "additions": 9000, "deletions": 0, "patch": None},
+    ]
+    a = analyze(record(files, files_truncated=True, commits_truncated=True))
+    t = " ".join(a.truncated)
+    assert "3,000 files" in t and "250 commits" in t and "1 patch(es) omitted: pkg/huge.py" in t
+    assert any(i.startswith("data: ") for i in a.open_items)
+
+
+def test_bad_inputs_never_raise():
+    weird = [
+        None,
+        {},
+        {"filename": "x.py", "patch": "garbage\nlines\n+and more"},
+        {"filename": "b.png", "binary": True},
+        {"filename": "x.py", "patch": "@@ -1,2 +1,2 @@\r\n-a\r\n+b\ufffd\r\n"},
+    ]
+    rec = record(
+        weird,
+        title=None,
+        body=None,
+        reviews=[{"state": None}],
+        review_comments=[{"body": None}],
+        issue_comments=[{"user": None, "body": None}],
+    )
+    rec.pr["user"] = None
+    a = analyze(rec)
+    assert a.verdict in ("deep", "skim", "skip") and 1 <= a.effort <= 5
+    assert any("malformed" in t for t in a.truncated)
+    a.to_dict()
+
+
+def test_three_thousand_file_pr_is_fast_enough():
+    import time
+
+    files = [file(f"pkg/m{i}.py", hunk(1, ["+    with self._lock:", "+        x = 1"])) for i in range(3000)]
+    t = time.perf_counter()
+    a = analyze(record(files, files_truncated=True))
+    assert time.perf_counter() - t < 10
+    assert len(a.key_files) <= 6 and a.verdict == "deep"
+
+
+def test_effort_and_minutes_grow_with_size():
+    small = analyze(record([code_file(code_lines(30))]))
+    big = analyze(record([code_file(code_lines(1500))], body="Root cause: x because y."))
+    assert 1 <= small.effort < big.effort <= 5
+    assert big.minutes > small.minutes
+
+
+def test_analysis_frame_one_row_per_pr():
+    a = analyze(record([code_file(code_lines(3))], number=1))
+    b = analyze(record([file("docs/x.md", hunk(1, ["+doc"]))], number=2))
+    df = analysis_frame([a, b])
+    assert list(df["number"]) == [1, 2]
+    assert list(df["verdict"]) == [a.verdict, "skim"] and df.loc[1, "audience"] == "docs maintainers"
+    assert {"repo", "effort", "minutes", "key_files", "key_symbols", "flags"} <= set(df.columns)
+    assert "docs_only" in df.loc[1, "flags"]
+    assert analysis_frame([]).empty
