@@ -122,7 +122,7 @@ def cache(tmp_path):
         ),
     ]
     for r in recs:
-        r.pr["updated_at"] = "2026-01-0%dT00:00:00Z" % r.number
+        r.pr["updated_at"] = f"2026-01-0{r.number}T00:00:00Z"
         store.write_pr(pk, r)
     store.close()
     return tmp_path
