@@ -181,3 +181,11 @@ def test_huge_texts_are_counted_in_pieces_and_clipped():
     assert ctx.tokens + ctx.reserved <= 16000
     assert "description" in ctx.messages[1]["content"].split("NOTE: these sections were clipped")[1]
     assert "pkg/m0.py" in ctx.clipped
+
+
+def test_a_tiny_budget_still_shows_the_title():
+    rec = _record(30, body="Root cause: the ACK is sent before cleanup. " * 50)
+    ctx = build_context(rec, _analysis(["pkg/m3.py"]), lang="zh", budget=2200)
+    user = ctx.messages[1]["content"]
+    assert "[trainer] fix: race" in user and "Root cause: the ACK" in user
+    assert ctx.tokens + ctx.reserved <= 2200

@@ -37,6 +37,7 @@ CAPS = {
     "crossrefs": 0.03,
     "examples": 0.15,
 }
+FLOORS = {"title": 120, "description": 150}  # even a tiny budget shows the title and the description's start
 # kept free for the one corrective message the LLM drafter may add after a wrong-language reply
 CORRECTION_RESERVE = 120
 MAX_HUNK_SHARE = 0.4  # one hunk never takes more than this share of the patch budget: clipped instead
@@ -398,7 +399,8 @@ def _fit(
         ("crossrefs", "Cross-referenced PRs", crossref_text(analysis)),
     ]
     for name, title, body in plan:
-        text = _clip_section(title, body, int(room * CAPS[name]) + extra, section_notes, name)
+        cap = max(int(room * CAPS[name]), FLOORS.get(name, 0)) + extra
+        text = _clip_section(title, body, cap, section_notes, name)
         if text:
             parts.append((name, text))
     used = sum(tokens.count(t) + 1 for _, t in parts)
