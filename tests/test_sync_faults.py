@@ -188,3 +188,25 @@ def test_notebook_entry_point(gh, tmp_path, sleeps):
     assert res.prs_written == 30 and res.repo == REPO
     with Store(tmp_path) as s:
         assert len(s.prs(REPO)) == 30
+
+
+def test_interrupt_is_recorded_as_stopped_and_resumes(gh, store, monkeypatch):
+    from workbench.sources import github as sync_module
+
+    real = sync_module._Pass._write_one
+    calls = {"n": 0}
+
+    def interrupted(self, item, build):
+        calls["n"] += 1
+        if calls["n"] == 8:
+            raise KeyboardInterrupt
+        return real(self, item, build)
+
+    monkeypatch.setattr(sync_module._Pass, "_write_one", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(store, gh)
+    assert store.sync_runs()["status"].iloc[-1] == "stopped" and len(store.prs(REPO)) == 7
+    monkeypatch.setattr(sync_module._Pass, "_write_one", real)
+    res = run(store, gh)
+    assert res.prs_written == 23
+    all_whole(store, gh)

@@ -220,7 +220,7 @@ def sync_repo(
         _copy_counters(result, transport)
         store.finish_run(
             result.run_id,
-            "failed",
+            "stopped" if isinstance(e, KeyboardInterrupt) else "failed",
             rest_requests=result.rest_requests,
             not_modified=result.not_modified,
             graphql_points=result.graphql_points,
