@@ -575,3 +575,21 @@ def test_analysis_frame_one_row_per_pr():
     assert {"repo", "effort", "minutes", "key_files", "key_symbols", "flags"} <= set(df.columns)
     assert "docs_only" in df.loc[1, "flags"]
     assert analysis_frame([]).empty
+
+
+def test_methods_named_with_their_class_via_ast():
+    f = file(
+        "pkg/sender.py",
+        hunk(
+            1,
+            [
+                "+class BucketSender:",
+                "+    def _wait_for_acks(self, timeout=30):",
+                "+        return self.sock.recv()",
+            ],
+        ),
+        status="added",
+    )
+    a = analyze(record([f]))
+    assert "BucketSender._wait_for_acks" in a.key_symbols
+    assert "BucketSender._wait_for_acks" in a.key_files[0].symbols

@@ -435,3 +435,50 @@ class Concat:
     def evidence_line(self, pos: int) -> tuple[str, int | None]:
         fd, local = self.locate(pos)
         return fd.filename, new_line_at(fd.patch or "", local)
+
+
+_ADDED_RUN = re.compile(r"(?:\n\+[^\n]*)+")
+_BLOCK_START = ("def ", "async def ", "class ", "@")
+
+
+def added_python_symbols(patch: str, *, max_chars: int = 20_000) -> list[tuple[str, str]]:
+    """(qualified name, signature) of functions and classes in self-contained runs of added Python lines.
+
+    A run of '+' lines that starts with def/class/decorator and parses on its own (after dedenting) is
+    read with `ast`, which names nested methods (`Engine._cleanup`) and full signatures that a line
+    regex would miss. Runs that do not parse are skipped: they are fragments of a larger construct.
+    """
+    import ast
+    import textwrap
+
+    out: list[tuple[str, str]] = []
+    budget = max_chars
+    for m in _ADDED_RUN.finditer("\n" + patch):
+        run = m.group(0)
+        first = run[2 : run.find("\n", 2) if run.find("\n", 2) > 0 else len(run)].lstrip()
+        if not first.startswith(_BLOCK_START) or len(run) > budget:
+            continue
+        budget -= len(run)
+        src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
+        try:
+            tree = ast.parse(src)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        _collect(tree, "", out)
+    return out
+
+
+def _collect(node, prefix: str, out: list[tuple[str, str]]) -> None:
+    import ast
+
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            try:
+                sig = f"({ast.unparse(child.args)})"
+            except Exception:  # unparse of odd trees: keep the name
+                sig = "(...)"
+            out.append((prefix + child.name, sig))
+            _collect(child, prefix + child.name + ".", out)
+        elif isinstance(child, ast.ClassDef):
+            out.append((prefix + child.name, ""))
+            _collect(child, prefix + child.name + ".", out)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .analysis import Evidence, Signal
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .diff import Concat, FileDiff, added_lines_with, added_python_symbols, new_line_at
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -228,6 +228,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
 
     removed_ev: list[Evidence] = []
     signature_ev: list[Evidence] = []
+    ast_budget = 60_000  # characters of patch per PR worth an ast.parse
     for fd in files:
         if not fd.patch or fd.role not in ("code", "test", "notebook"):
             continue
@@ -252,6 +253,12 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         for name in added:
             names.append(name)
             facts.symbols[name] += 1.5 if fd.role == "code" else 0.3
+        if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
+            ast_budget -= len(fd.patch)
+            for qual, _sig in added_python_symbols(fd.patch, max_chars=20_000):
+                if "." in qual:  # methods: the qualified name says where they live
+                    names.append(qual)
+                    facts.symbols[qual] += 1.0
         for name in removed:
             if name not in added:
                 names.append(name)
