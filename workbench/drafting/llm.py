@@ -277,7 +277,8 @@ class LLMDrafter:
         started = time.monotonic()
         meta: dict[str, Any] = {
             "model": self.settings.model,
-            "base_url": redact(self.settings.base_url or "api.openai.com"),
+            # never a secret in the record: no key, no user:password@ in the URL
+            "base_url": re.sub(r"//[^/@]+@", "//***@", redact(self.settings.base_url or "api.openai.com")),
             "lang": lang,
             "attempts": 0,
             "retries": [],
