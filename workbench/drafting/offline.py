@@ -212,6 +212,18 @@ def _reason(k, lang: str) -> str:
             _REASON_ZH.get(p, p).replace("risk: ", "风险：").replace("flags: ", "标记：").replace(", ", "、")
             for p in parts
         ]
+        themes = {
+            "concurrency": "并发",
+            "memory": "内存",
+            "numerics": "数值",
+            "error_handling": "错误处理",
+            "security": "安全",
+            "markers": "TODO 标记",
+        }
+        parts = [
+            re.sub(r"[a-z_]+", lambda m: themes.get(m.group(0), m.group(0)), p) if p.startswith("风险") else p
+            for p in parts
+        ]
         return "；".join(parts)
     return "; ".join(parts)
 
