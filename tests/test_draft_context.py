@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.analysis import Analysis, KeyFile
 from workbench.config import WorkbenchError
@@ -189,3 +191,55 @@ def test_a_tiny_budget_still_shows_the_title():
     user = ctx.messages[1]["content"]
     assert "[trainer] fix: race" in user and "Root cause: the ACK" in user
     assert ctx.tokens + ctx.reserved <= 2200
+
+
+# ---- property: whatever the PR looks like, the budget holds and every file is accounted for ----------
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
+
+
+@st.composite
+def prs(draw):
+    n_files = draw(st.integers(0, 40))
+    files = []
+    for i in range(n_files):
+        hunks = draw(st.integers(0, 6))
+        lines = draw(st.integers(1, 80))
+        del_only = draw(st.booleans())
+        patch = (
+            _patch(hunks, f"f{i}", lines=lines, deletion_only=del_only) if hunks else draw(st.none() | _text)
+        )
+        files.append(
+            {
+                "filename": f"d{i % 3}/f{i}.py",
+                "status": "modified",
+                "additions": 0 if del_only else hunks * lines,
+                "deletions": hunks * lines if del_only else 0,
+                "patch": patch,
+            }
+        )
+    body = draw(_text) * draw(st.integers(1, 60))
+    rec = PRRecord(
+        repo="o/r",
+        number=1,
+        pr={"title": draw(_text), "body": body, "user": {"login": "a"}, "state": "open"},
+        files=files,
+    )
+    keys = [f["filename"] for f in files[: draw(st.integers(0, 3))]]
+    return rec, keys
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+@given(prs(), st.integers(1800, 20000), st.sampled_from(["zh", "en"]))
+def test_property_budget_holds_and_every_file_is_accounted_for(pr, budget, lang):
+    rec, keys = pr
+    ctx = build_context(rec, _analysis(keys), lang=lang, budget=budget)
+    assert ctx.tokens == tokens.count_messages(ctx.messages)
+    assert ctx.tokens + ctx.reserved <= budget
+    user = ctx.messages[1]["content"]
+    shown = set(re.findall(r"(?m)^### (d\d/f\d+\.py) \(", user))
+    names = {f["filename"] for f in rec.files}
+    assert shown | set(ctx.left_out) == names and not (shown & set(ctx.left_out))
+    assert set(ctx.clipped) <= shown
