@@ -141,3 +141,12 @@ def test_sample_verdicts(sample):
         and any(x.relation == "revert" for x in revert[0].cross_refs)
         or revert[0].signal("revert")
     )
+
+
+def test_every_signal_carries_evidence(verl, sample):
+    _, analyses, _ = verl
+    everything = list(analyses.values()) + [a for _r, a in sample.values()]
+    for a in everything:
+        for s in a.signals:
+            assert s.evidence, (a.repo, a.number, s.name)
+            assert all(e.text for e in s.evidence), (a.number, s.name)

@@ -286,7 +286,19 @@ def description_signals(desc: dict[str, Any], conv: Conventions) -> list[Signal]
             ev = [Evidence(None, None, s) for s in desc[key][: int(conv.threshold("max_evidence", 3))]]
             sigs.append(Signal(name, label, conv.weight(name), ev))
     if desc.get("empty"):
-        sigs.append(Signal("desc.empty", "no description beyond the template", conv.weight("desc.empty")))
+        what = (
+            f"{desc.get('raw_chars', 0)} characters, all template"
+            if desc.get("raw_chars")
+            else "no description"
+        )
+        sigs.append(
+            Signal(
+                "desc.empty",
+                "no description beyond the template",
+                conv.weight("desc.empty"),
+                [Evidence(None, None, what)],
+            )
+        )
     return sigs
 
 

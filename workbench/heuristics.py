@@ -236,7 +236,8 @@ def analyze(
     biggest = sorted(
         (fd for fd in files if fd.role not in ("generated", "binary")), key=lambda f: -f.changes
     )[:n_ev]
-    size_ev = [Evidence(fd.filename, None, f"{fd.role}: +{fd.additions}/-{fd.deletions}") for fd in biggest]
+    shown = biggest or files[:n_ev]
+    size_ev = [Evidence(fd.filename, None, f"{fd.role}: +{fd.additions}/-{fd.deletions}") for fd in shown]
     size_label = f"{churn} changed lines in {len(files)} files"
     if code_lines >= _t(conv, "huge_lines", 2000):
         weight = conv.weight("size.large") + 0.5
@@ -269,7 +270,11 @@ def analyze(
                 "tests.missing",
                 f"{code_lines} lines of code changed, no test changed",
                 conv.weight("tests.missing"),
-                [e for e in size_ev if e.file and e.text.startswith("code")],
+                [
+                    Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
+                    for fd in sorted(files, key=lambda f: -f.changes)
+                    if fd.role in ("code", "notebook")
+                ][:n_ev],
             )
         )
     for name, roleset, label in (
