@@ -593,3 +593,9 @@ def test_methods_named_with_their_class_via_ast():
     a = analyze(record([f]))
     assert "BucketSender._wait_for_acks" in a.key_symbols
     assert "BucketSender._wait_for_acks" in a.key_files[0].symbols
+
+
+def test_open_items_name_marker_lines_and_keep_stable_prefixes():
+    a = analyze(record([code_file(["     x = 1", "+    # FIXME: leaks on retry"] + code_lines(30), start=7)]))
+    assert "marker added in pkg/engine.py:8: # FIXME: leaks on retry" in a.open_items
+    assert any(i.startswith("changed code without tests: ") for i in a.open_items)

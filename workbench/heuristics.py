@@ -502,8 +502,10 @@ def _open_items(
     signals: list[Signal], desc: dict, disc: dict, truncated: list[str], facts: CodeFacts, n: int
 ) -> list[str]:
     items: list[str] = []
+    # The prefixes below are stable: the offline drafter matches them to translate the items.
     for h in facts.theme_hits.get("risk.markers", [])[:n]:
-        items.append(f"marker added in {h.file.filename}: {h.text}")
+        where = f"{h.file.filename}:{h.line}" if h.line else h.file.filename
+        items.append(f"marker added in {where}: {h.text}")
     for s in signals:
         if s.name == "tests.missing":
             items.append(f"changed code without tests: {s.label}")
