@@ -528,10 +528,11 @@ def _assemble_files(
         shown = sorted(chosen[i])
         if len(shown) < per_file[i]:
             clipped_files.add(i)
-        tag = ", key file" if i in keys else ""
         note = f"; {len(shown)} of {per_file[i]} hunks shown" if len(shown) < per_file[i] else ""
-        head = f"### {_stat_line(f)[2:]}{tag}{note}"
-        blocks.append(head + "\n" + fence("\n".join(t for _, t in shown), "untrusted diff"))
+        # the file name is PR data too: it goes inside the fence, on the first line
+        head = f"### File {len(blocks) + 1}{' (key file)' if i in keys else ''}{note}"
+        body = _stat_line(f)[2:] + "\n" + "\n".join(t for _, t in shown)
+        blocks.append(head + "\n" + fence(body, "untrusted diff"))
     diff = (
         (
             "## Diff (key files first; hunks carry their enclosing function in the @@ line)\n"
