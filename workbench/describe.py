@@ -4,6 +4,7 @@ cross-references to other PRs. Pure functions over text; evidence is the sentenc
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 from .analysis import CrossRef, Evidence, Signal
@@ -120,7 +121,6 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
     if "\r" in body:
         body = body.replace("\r\n", "\n")
     text = "\n" + body + "\n"
-    phrases = conv.is_boilerplate(text)  # any template phrase at all? then look paragraph by paragraph
     fences: list[int] = [m.start() for m in _FENCE.finditer(text)] if "```" in text else []
     cuts: list[tuple[int, int, str]] = []  # (heading start, content start, heading text)
     for m in _HEADING_LINE.finditer(text):
@@ -139,13 +139,14 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
         sec = text[a:b].strip()
         if not sec:
             continue
+        # paragraph by paragraph only where something template-like is in the (small) kept section
         if (
             "[ ]" in sec
             or "[x]" in sec
             or "[X]" in sec
             or "```" in sec
             or "> " in sec
-            or (phrases and conv.is_boilerplate(sec))
+            or conv.is_boilerplate(sec)
         ):
             paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
             sec = "\n\n".join(p for p in paras if not _is_boilerplate(p, conv)).strip()
@@ -205,32 +206,36 @@ def _clip(s: str, n: int = 240) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-_BREAKS = ("\n\n", "\n- ", "\n* ", "\n#", "\n> ", "\n|", ". ", "。", "! ", "? ", "\n1. ", "\n2. ", "\n3. ")
+# Where sentences end: a blank line, a list item / heading / quote / table row, or ". " and friends.
+# A single newline is only wrapping. The end positions are found once per text, then bisected.
+_BREAK = re.compile(r"\n(?=\n|[-*#>|] |\d+\. )|[.!?](?= )|。")
 
 
-def _sentence_at(text: str, i: int) -> tuple[int, int]:
-    """Bounds of the sentence around position i. Single newlines are wrapping, not sentence ends."""
-    start = 0
-    for b in _BREAKS:
-        j = text.rfind(b, max(0, i - 600), i)
-        if j >= 0:
-            start = max(start, j + (1 if b[0] == "\n" and b != "\n\n" else len(b)))
-    ends = [e for e in (text.find(b, i, i + 600) for b in _BREAKS) if e >= 0]
-    return start, (min(ends) + 1 if ends else min(len(text), i + 600))
+class _Sentences:
+    __slots__ = ("text", "ends")
 
+    def __init__(self, text: str):
+        self.text = text
+        self.ends = [m.end() for m in _BREAK.finditer(text)]
 
-def _find_sentences(text: str, low: str, keys: tuple[str, ...], limit: int = 8) -> list[tuple[int, str]]:
-    """(position, sentence) for sentences containing any key; str.find per key, no per-sentence loop."""
-    found: dict[int, str] = {}
-    for k in keys:
-        i = low.find(k)
-        while i >= 0 and len(found) < limit * 2:
-            a, b = _sentence_at(text, i)
-            s = text[a:b].strip().lstrip("-*>+ ").strip()
-            if len(s) > 3 and not s.startswith("#"):
-                found.setdefault(a, s)
-            i = low.find(k, b)
-    return sorted(found.items())[:limit]
+    def around(self, i: int) -> tuple[int, int]:
+        k = bisect_right(self.ends, i)
+        start = self.ends[k - 1] if k else 0
+        end = self.ends[k] if k < len(self.ends) else len(self.text)
+        return start, min(end, start + 600)
+
+    def find(self, low: str, keys: tuple[str, ...], limit: int = 8) -> list[tuple[int, str]]:
+        """(position, sentence) for sentences containing any key; str.find per key."""
+        found: dict[int, str] = {}
+        for k in keys:
+            i = low.find(k)
+            while i >= 0 and len(found) < limit * 2:
+                a, b = self.around(i)
+                sent = self.text[a:b].strip().lstrip("-*>+ ").strip()
+                if len(sent) > 3 and not sent.startswith("#"):
+                    found.setdefault(a, sent)
+                i = low.find(k, max(b, i + 1))
+        return sorted(found.items())[:limit]
 
 
 def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]:
@@ -249,8 +254,9 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
     if not text:
         return out
     low = text.lower()
-    out["root_cause"] = [_clip(s) for _, s in _find_sentences(text, low, ROOT_CAUSE)]
-    tests = _find_sentences(text, low, TEST_PLAN)
+    sents = _Sentences(text)
+    out["root_cause"] = [_clip(s) for _, s in sents.find(low, ROOT_CAUSE)]
+    tests = sents.find(low, TEST_PLAN)
     for heading, sec in sections:  # a filled-in "Test" section is a test plan whatever its wording
         hl = heading.lower()
         if hl.startswith("test") or "test plan" in hl or "测试" in hl:
@@ -261,13 +267,13 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
     if "from " in low:
         num_hits += list(_FROM_TO.finditer(text, 0, 8000))
     for m in num_hits:
-        a, b = _sentence_at(text, m.start())
+        a, b = sents.around(m.start())
         if a not in nums:
             nums[a] = _clip(text[a:b].strip().lstrip("-*>+ "))
             if len(nums) >= 8:
                 break
     out["numbers"] = list(nums.values())
-    out["followups"] = [_clip(s) for _, s in _find_sentences(text, low, FOLLOWUP)]
+    out["followups"] = [_clip(s) for _, s in sents.find(low, FOLLOWUP)]
     if "`" in text:
         out["code_spans"] = list(dict.fromkeys(m.group(1).strip() for m in _CODE_SPAN.finditer(text)))[:40]
     return out
