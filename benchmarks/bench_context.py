@@ -84,15 +84,19 @@ def baseline_prompt(rec: PRRecord, budget: int) -> str:
     return head + cut
 
 
-def key_hunk_share(rec: PRRecord, key_files: list[str], prompt: str) -> tuple[int, int]:
+def key_hunk_share(rec: PRRecord, key_files: list[str], prompt: str) -> tuple[int, int, int]:
+    """(key hunks reached, key hunks in all, key files with at least one hunk reached)."""
     by_name = {f["filename"]: f for f in rec.files}
-    total = reached = 0
+    total = reached = files = 0
     for name in key_files:
+        got = 0
         for text, _ in split_hunks(by_name.get(name, {}).get("patch")):
             total += 1
             snippet = "\n".join(text.split("\n")[:4])
-            reached += snippet in prompt
-    return reached, total
+            got += snippet in prompt
+        reached += got
+        files += got > 0
+    return reached, total, files
 
 
 def _timed(fn, repeat: int = 3) -> tuple[float, object]:
@@ -110,8 +114,8 @@ def measure(name: str, rec: PRRecord) -> dict:
     ours_ms, ctx = _timed(lambda: build_context(rec, analysis, lang="en", budget=BUDGET))
     base_ms, base = _timed(lambda: baseline_prompt(rec, BUDGET))
     user = ctx.messages[1]["content"]
-    o_r, total = key_hunk_share(rec, keys, user)
-    b_r, _ = key_hunk_share(rec, keys, base)
+    o_r, total, o_f = key_hunk_share(rec, keys, user)
+    b_r, _, b_f = key_hunk_share(rec, keys, base)
     o, b = (o_r / total if total else 1.0), (b_r / total if total else 1.0)
     print(
         f"{name}: {len(rec.files)} files, {len(keys)} key files, {total} key hunks, "
@@ -121,6 +125,7 @@ def measure(name: str, rec: PRRecord) -> dict:
     print(
         f"{name} key-hunk share: ours {o:.0%} vs baseline {b:.0%} -> ratio {ratio:.2f} (goal >= {GOAL_SHARE} on large PRs)"
     )
+    print(f"{name} key files seen: ours {o_f}/{len(keys)} vs baseline {b_f}/{len(keys)}")
     print(
         f"{name} assemble: ours {ours_ms:.1f} ms vs baseline {base_ms:.1f} ms -> ratio {ours_ms / max(base_ms, 1e-6):.1f} "
         f"(goal: ours <= 1000 ms); left out {len(ctx.left_out)}, clipped {len(ctx.clipped)}"
@@ -130,6 +135,9 @@ def measure(name: str, rec: PRRecord) -> dict:
         "key_hunks": total,
         "ours_share": round(o, 3),
         "baseline_share": round(b, 3),
+        "ours_key_files": o_f,
+        "baseline_key_files": b_f,
+        "key_files": len(keys),
         "ours_ms": round(ours_ms, 1),
         "baseline_ms": round(base_ms, 1),
         "tokens": ctx.tokens + ctx.reserved,

@@ -272,3 +272,12 @@ def test_file_names_titles_and_comments_stay_inside_fences():
             "content"
         ]
         assert _inside_fences(user, evil)
+
+
+def test_key_files_take_turns_so_a_huge_one_cannot_crowd_out_the_others():
+    rec = _record(3, hunks=2)
+    rec.files[0]["patch"] = _patch(200, "huge", lines=10)
+    ctx = build_context(rec, _analysis(["pkg/m0.py", "pkg/m1.py", "pkg/m2.py"]), lang="en", budget=5000)
+    user = ctx.messages[1]["content"]
+    assert "def func_m1_1(self):" in user and "def func_m2_1(self):" in user
+    assert "def func_huge_0(self):" in user and ctx.clipped == ["pkg/m0.py"]

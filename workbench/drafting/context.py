@@ -493,7 +493,13 @@ def _assemble_files(
     def tier(h: _Hunk) -> int:
         return (0 if h.file_idx in keys else 2) + (1 if h.deletion_only else 0)
 
-    hunks.sort(key=lambda h: (tier(h), rank[h.file_idx], h.idx))
+    # key files take turns (first hunk of each, then the second, ...) so that a huge key file cannot
+    # crowd the others out; other files go file by file
+    def order_key(h: _Hunk) -> tuple:
+        t = tier(h)
+        return (t, h.idx, rank[h.file_idx]) if t < 2 else (t, rank[h.file_idx], h.idx)
+
+    hunks.sort(key=order_key)
 
     patch_room = max(0, room - stats_reserve - 60)
     max_hunk = max(200, int(patch_room * MAX_HUNK_SHARE))
