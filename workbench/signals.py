@@ -212,7 +212,7 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
     return sigs
 
 
-_DEF = re.compile(r"\s*(?:async\s+)?(def|class)\s+(\w+)\s*([(:]?[^\n]*)")
+_DEF_LINE = re.compile(r"\n([+-])[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)[ \t]*([(:][^\n]*)?")
 _SECTION_NAME = re.compile(r"(?:def|class|fn|func|function|struct|impl|interface|module)\s+([A-Za-z_]\w*)")
 _SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
@@ -243,13 +243,13 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             continue
         added: dict[str, tuple[str, int]] = {}
         removed: dict[str, str] = {}
-        for sign, bucket in (("+", added), ("-", removed)):
-            for kw in ("def ", "class "):
-                for start, line in added_lines_with(fd.patch, kw, word=False, sign=sign, limit=200):
-                    m = _DEF.match(line)
-                    if m:
-                        sig = " ".join(m.group(3).split())
-                        bucket[m.group(2)] = (sig, start) if sign == "+" else sig
+        # one scan anchored on newlines finds every added or removed def/class line
+        for m in _DEF_LINE.finditer("\n" + fd.patch):
+            sig = " ".join((m.group(3) or "").split())
+            if m.group(1) == "+":
+                added[m.group(2)] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
+            else:
+                removed[m.group(2)] = sig
         for name in added:
             names.append(name)
             facts.symbols[name] += 1.5 if fd.role == "code" else 0.3
