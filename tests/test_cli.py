@@ -58,8 +58,19 @@ def test_corrupt_cache_is_a_one_line_error_and_left_untouched(tmp_path):
     assert db.read_bytes() == garbage
 
 
+def test_reading_commands_on_a_missing_cache_say_how_to_fill_it(tmp_path):
+    r = run("--cache", str(tmp_path), "analyze", "o/r")
+    assert r.returncode == 2
+    assert "workbench sync" in r.stderr and "workbench sample" in r.stderr
+    assert not (tmp_path / "workbench.db").exists()
+
+
 def test_unknown_repository_is_a_one_line_error(tmp_path):
+    from workbench.store import Store
+
+    Store(tmp_path).upsert_repo("some/repo")
     r = run("--cache", str(tmp_path), "analyze", "nobody/nothing")
     assert r.returncode == 2
     assert "nobody/nothing is not in the cache" in r.stderr
+    assert "some/repo" in r.stderr  # says what is cached instead
     assert "Traceback" not in r.stderr
