@@ -11,13 +11,22 @@ named in `FileDiff.flags`.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import unidiff
+
+# The fast text scans live in patchscan.py; re-exported here so callers have one diff module.
+from .patchscan import HUNK_HEADER as _HUNK_HEADER
+from .patchscan import (
+    Concat,
+    added_lines_with,
+    added_python_symbols,
+    hunk_sections,
+    line_bounds,
+    new_line_at,
+)
 
 ROLES = ("code", "test", "docs", "ci", "build", "config", "generated", "binary", "notebook", "data")
 LARGE_PATCH_LINES = 5000  # past this a view should page; the flag says so
@@ -204,7 +213,6 @@ class FileDiff:
 # A line that no unified-diff hunk body may start with: anything but ' ', '+', '-', '\', '@' or empty.
 # Anchored on a literal newline (not ^ with re.M) so the engine jumps from newline to newline at C speed.
 _ODD_LINE = re.compile(r"\n[^ +\-\\@\n]")
-_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
 
 
 def parse_file(file: dict[str, Any]) -> FileDiff:
@@ -344,141 +352,20 @@ def _scan_hunks(text: str) -> list[Hunk]:
     return hunks
 
 
-# ---- fast scanning of raw patch text (no per-line Python work) ------------------------------------
-
-
-def new_line_at(patch: str, pos: int) -> int | None:
-    """New-side line number of the line containing `pos`; None for a removed line or outside a hunk."""
-    start = patch.rfind("\n", 0, pos) + 1
-    if patch.startswith("-", start):
-        return None
-    h = patch.rfind("\n@@ ", 0, start)
-    h = h + 1 if h >= 0 else (0 if patch.startswith("@@ ") else -1)
-    if h < 0:
-        return None
-    m = _HUNK_HEADER.match(patch, h)
-    if not m:
-        return None
-    body_start = patch.find("\n", h) + 1
-    seg = "\n" + patch[body_start:start]
-    # every line before ours in this hunk that exists on the new side moves the counter
-    return int(m.group(3)) + seg.count("\n+") + seg.count("\n ") + seg.count("\n\n")
-
-
-def line_bounds(text: str, pos: int) -> tuple[int, int]:
-    start = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return start, (len(text) if end < 0 else end)
-
-
-def added_lines_with(
-    text: str, needle: str, *, word: bool = True, sign: str = "+", limit: int = 50, max_scan: int = 400
-) -> Iterator[tuple[int, str]]:
-    """(position, line text without the sign) for each `sign` line containing `needle`.
-
-    str.find runs at memory speed, so a needle that is absent costs almost nothing.
-    """
-    pos = text.find(needle)
-    seen_line = -1
-    n = scanned = 0
-    while (
-        pos >= 0 and n < limit and scanned < max_scan
-    ):  # bounded: a needle on every context line stays cheap
-        scanned += 1
-        start, end = line_bounds(text, pos)
-        if not text.startswith(sign, start) or text.startswith(sign * 3 + " ", start):
-            pos = text.find(needle, end)  # not an added line: skip the rest of it
-            continue
-        ok = True
-        if word:
-            before = text[pos - 1] if pos > start else " "
-            after_i = pos + len(needle)
-            after = text[after_i] if after_i < len(text) else " "
-            ok = not (before.isalnum() or before == "_") and (
-                not needle[-1:].isalnum() or not (after.isalnum() or after == "_")
-            )
-        if ok and start != seen_line:
-            seen_line = start
-            n += 1
-            yield start, text[start + 1 : end]
-        pos = text.find(needle, end if ok else pos + 1)
-
-
-def hunk_sections(patch: str) -> list[tuple[int, str]]:
-    """(new_start, section text) for every @@ header that names an enclosing function or class."""
-    return [(int(m.group(3)), m.group(5).strip()) for m in _HUNK_HEADER.finditer(patch) if m.group(5).strip()]
-
-
-class Concat:
-    """All patches of a PR joined once, so each needle is searched once per PR, not once per file."""
-
-    __slots__ = ("text", "starts", "files")
-
-    def __init__(self, files: list[FileDiff], roles: frozenset[str] | None = None):
-        parts, starts, owners = [], [], []
-        pos = 0
-        for fd in files:
-            if fd.patch and (roles is None or fd.role in roles):
-                starts.append(pos)
-                owners.append(fd)
-                parts.append(fd.patch)
-                pos += len(fd.patch) + 1
-        self.text = "\n".join(parts)
-        self.starts = starts
-        self.files = owners
-
-    def locate(self, pos: int) -> tuple[FileDiff, int]:
-        """-> (file, position inside its patch)."""
-        i = bisect_right(self.starts, pos) - 1
-        return self.files[i], pos - self.starts[i]
-
-    def evidence_line(self, pos: int) -> tuple[str, int | None]:
-        fd, local = self.locate(pos)
-        return fd.filename, new_line_at(fd.patch or "", local)
-
-
-_ADDED_RUN = re.compile(r"(?:\n\+[^\n]*)+")
-_BLOCK_START = ("def ", "async def ", "class ", "@")
-
-
-def added_python_symbols(patch: str, *, max_chars: int = 20_000) -> list[tuple[str, str]]:
-    """(qualified name, signature) of functions and classes in self-contained runs of added Python lines.
-
-    A run of '+' lines that starts with def/class/decorator and parses on its own (after dedenting) is
-    read with `ast`, which names nested methods (`Engine._cleanup`) and full signatures that a line
-    regex would miss. Runs that do not parse are skipped: they are fragments of a larger construct.
-    """
-    import ast
-    import textwrap
-
-    out: list[tuple[str, str]] = []
-    budget = max_chars
-    for m in _ADDED_RUN.finditer("\n" + patch):
-        run = m.group(0)
-        first = run[2 : run.find("\n", 2) if run.find("\n", 2) > 0 else len(run)].lstrip()
-        if not first.startswith(_BLOCK_START) or len(run) > budget:
-            continue
-        budget -= len(run)
-        src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
-        try:
-            tree = ast.parse(src)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        _collect(tree, "", out)
-    return out
-
-
-def _collect(node, prefix: str, out: list[tuple[str, str]]) -> None:
-    import ast
-
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            try:
-                sig = f"({ast.unparse(child.args)})"
-            except Exception:  # unparse of odd trees: keep the name
-                sig = "(...)"
-            out.append((prefix + child.name, sig))
-            _collect(child, prefix + child.name + ".", out)
-        elif isinstance(child, ast.ClassDef):
-            out.append((prefix + child.name, ""))
-            _collect(child, prefix + child.name + ".", out)
+__all__ = [
+    "ROLES",
+    "Line",
+    "Hunk",
+    "FileDiff",
+    "file_role",
+    "language_of",
+    "parse_file",
+    "parse_files",
+    "parse_hunks",
+    "Concat",
+    "added_lines_with",
+    "added_python_symbols",
+    "hunk_sections",
+    "line_bounds",
+    "new_line_at",
+]
