@@ -599,3 +599,63 @@ def test_open_items_name_marker_lines_and_keep_stable_prefixes():
     a = analyze(record([code_file(["     x = 1", "+    # FIXME: leaks on retry"] + code_lines(30), start=7)]))
     assert "marker added in pkg/engine.py:8: # FIXME: leaks on retry" in a.open_items
     assert any(i.startswith("changed code without tests: ") for i in a.open_items)
+
+
+# ---- fuzz: whatever arrives, analysis returns a well-formed result ---------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_patch_line = st.one_of(
+    st.sampled_from(["@@ -1,3 +1,4 @@ def f():", "@@ -0,0 +1 @@", "\\ No newline at end of file", ""]),
+    st.builds(lambda k, t: k + t, st.sampled_from(["+", "-", " ", "@", "x"]), st.text(max_size=40)),
+)
+_file = st.fixed_dictionaries(
+    {
+        "filename": st.one_of(
+            st.sampled_from(
+                [
+                    "a.py",
+                    "docs/x.md",
+                    ".github/workflows/c.yml",
+                    "uv.lock",
+                    "requirements.txt",
+                    "cfg.yaml",
+                    "img.png",
+                    "tests/test_a.py",
+                ]
+            ),
+            st.text(max_size=30),
+        )
+    },
+    optional={
+        "patch": st.one_of(st.none(), st.lists(_patch_line, max_size=30).map("\n".join)),
+        "additions": st.one_of(st.none(), st.integers(-5, 10_000), st.text(max_size=3)),
+        "deletions": st.one_of(st.none(), st.integers(0, 10_000)),
+        "status": st.sampled_from(["added", "removed", "modified", "renamed"]),
+        "binary": st.booleans(),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    files=st.lists(_file, max_size=8),
+    title=st.one_of(
+        st.none(), st.text(max_size=80), st.sampled_from(['Revert "x"', "[BREAKING][ci] fix: y"])
+    ),
+    body=st.one_of(
+        st.none(),
+        st.text(max_size=400),
+        st.sampled_from([VERL_TEMPLATE_BODY, "<!-- unclosed", "```\n# x\n", "Fixes #1 #2 #99999999"]),
+    ),
+)
+def test_analyze_never_raises_and_stays_well_formed(files, title, body):
+    a = analyze(record(files, title=title, body=body, number=5), known_prs={1: ("t", "merged")})
+    assert a.verdict in ("deep", "skim", "skip") and 1 <= a.effort <= 5 and a.minutes >= 1
+    assert len(a.deciding) <= 3 and len(a.key_files) <= 6
+    for s in a.signals:
+        assert s.evidence and all(isinstance(e.text, str) for e in s.evidence), s.name
+        for e in s.evidence:
+            assert e.line is None or e.line >= 0
+    a.to_dict()

@@ -114,24 +114,56 @@ def file_role(filename: str) -> str:
 
 
 _LEXER_CACHE: dict[str, str | None] = {}
+_LEXER_INDEX: tuple[frozenset[str], list[tuple[str, str, str]]] | None = None
+
+
+def _lexer_index() -> tuple[frozenset[str], list[tuple[str, str, str]]]:
+    """pygments' built-in lexer table: (exact file names, [(pattern, class name, module)]).
+
+    Why not `get_lexer_for_filename`: it also loads plugin lexers through entry points, which imports
+    IPython (and jedi, which raises the recursion limit) and costs ~0.4 s on first use. The built-in
+    table with the same rating rule (explicit names first, then the lexer's priority) gives the same
+    answer for source files.
+    """
+    global _LEXER_INDEX
+    if _LEXER_INDEX is None:
+        from pygments.lexers._mapping import LEXERS
+
+        rows = [(pat, cls, mod) for cls, (mod, _n, _a, pats, _m) in LEXERS.items() for pat in pats]
+        exact = frozenset(p.lower() for p, _c, _m in rows if not any(ch in p for ch in "*?["))
+        _LEXER_INDEX = (exact, rows)
+    return _LEXER_INDEX
 
 
 def language_of(filename: str) -> str | None:
-    """Pygments' lexer name for a file name (cached per extension), or None when it has none."""
+    """Pygments' lexer name for a file name, or None when it has none (cached per extension)."""
     name = (filename or "").rsplit("/", 1)[-1]
-    key = ("." + name.rsplit(".", 1)[-1].lower()) if "." in name else name
+    try:
+        exact, rows = _lexer_index()
+    except Exception:  # a pygments without the table: no language rather than no analysis
+        return None
+    key = (
+        name.lower() if (name.lower() in exact or "." not in name) else "*." + name.rsplit(".", 1)[-1].lower()
+    )
     if key in _LEXER_CACHE:
         return _LEXER_CACHE[key]
-    from pygments.lexers import get_lexer_for_filename  # slow first import: only when needed
-    from pygments.util import ClassNotFound
+    from fnmatch import fnmatch
+    from importlib import import_module
 
-    try:
-        lang = get_lexer_for_filename(name or "x").name
-    except ClassNotFound:
-        lang = None
-    except Exception:  # a broken pygments plugin must not break analysis
-        lang = None
-    _LEXER_CACHE[key] = lang
+    probe = name if key == name.lower() else "x" + key[1:]
+    best: tuple[float, str] | None = None
+    for pat, cls_name, mod in rows:
+        if fnmatch(probe, pat):
+            try:
+                cls = getattr(import_module(mod), cls_name)
+            except Exception:
+                continue
+            rating = (float(cls.priority) + (0.0 if "*" in pat else 0.5), cls.__name__)
+            if best is None or rating > best[0:2]:
+                best = (*rating, cls.name)
+    lang = best[2] if best else None
+    if len(_LEXER_CACHE) < 10_000:
+        _LEXER_CACHE[key] = lang
     return lang
 
 
