@@ -61,6 +61,18 @@ def test_language_lookup_and_cache():
     assert language_of("run.sh") in ("Bash", "Shell", "Bash Session")
     assert language_of("notes.weirdext123") is None
     assert language_of("") is None
+    # exact names are not mistaken for their extension, in either order of first use
+    assert language_of("CMakeLists.txt") == "CMake" and language_of("notes.txt") == "Text only"
+    assert language_of("docker/Dockerfile") == "Docker" and language_of("Makefile") == "Makefile"
+
+
+def test_language_lookup_imports_no_plugins():
+    import sys
+
+    limit = sys.getrecursionlimit()
+    for name in ("a.py", "b.ipy", "c.rs", "d.unknownext"):
+        language_of(name)
+    assert sys.getrecursionlimit() == limit  # IPython's pygments plugin (via jedi) would raise it
 
 
 def test_parse_file_hunks_and_line_numbers():
