@@ -144,10 +144,9 @@ class TrendsApp:
         if get_ipython() is None:  # a plain script or test: state is enough, printing reprs is not
             return
         for name, out in self.outputs.items():
-            out.clear_output(wait=True)
-            if name in self.figures:
-                with out:
-                    display(self.figures[name])
+            # Set the widget's outputs directly rather than capturing a display(): no dependence on
+            # which cell is executing (callbacks run outside any), and headless runners do not stall.
+            out.outputs = (_figure_output(self.figures[name]),) if name in self.figures else ()
 
     def _say(self, text: str, *, error: bool = False) -> None:
         color = "#b00" if error else "#555"
@@ -155,6 +154,15 @@ class TrendsApp:
 
     def _ipython_display_(self) -> None:
         display(self.widget)
+
+
+def _figure_output(fig: Any) -> dict:
+    """A display_data output for an Output widget. `append_display_data(fig)` would not do: plotly's
+    `_ipython_display_` makes IPython's formatter print the figure into the cell and return nothing."""
+    bundle = dict(fig._repr_mimebundle_())  # the current plotly renderer's bundle
+    title = fig.layout.title.text or "plotly figure"
+    bundle.setdefault("text/plain", f"<{html.unescape(title)}>")
+    return {"output_type": "display_data", "data": bundle, "metadata": {}}
 
 
 def _summary_html(view: TrendData) -> str:
