@@ -49,7 +49,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
             "epsilon clamp log_softmax logsumexp autocast int8"
         )
         + _n("quantiz", "s"),
-        ("precision", "overflow", "numerical", "nan ", "dtype", "精度", "溢出"),
+        tuple("precision overflow numerical dtype bf16 fp16 fp8 fp32 精度 溢出".split()) + ("nan ",),
     ),
     "risk.error_handling": (
         "error handling: bare except, pass, swallowed errors",
