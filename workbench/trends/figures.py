@@ -14,12 +14,24 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+import plotly.colors as pc
 import plotly.graph_objects as go
 
 from . import frames as F
 from .frames import SIZE_EDGES, SIZE_LABELS, TrendData
 
-TEMPLATE = "plotly_white"
+_AXIS = dict(
+    gridcolor="#EBF0F8", linecolor="#EBF0F8", zerolinecolor="#EBF0F8", zerolinewidth=2, ticks="",
+    automargin=True, title=dict(standoff=15),
+)  # fmt: skip
+# plotly_white's look in a few lines: the full template (defaults for every trace type) costs ~6 ms
+# to validate per figure, a third of the time the whole chart set takes.
+TEMPLATE = go.layout.Template(
+    layout=dict(
+        plot_bgcolor="white", paper_bgcolor="white", colorway=pc.qualitative.Plotly, font=dict(color="#2a3f5f"),
+        xaxis=_AXIS, yaxis=_AXIS, hovermode="closest", title=dict(x=0.05),
+    )
+)  # fmt: skip
 VERDICT_COLORS = {"deep": "#d62728", "skim": "#ff7f0e", "skip": "#2ca02c"}
 STATE_COLORS = {
     "APPROVED": "#2ca02c",
@@ -103,7 +115,8 @@ def merged_per_week(data: TrendData, *, top: int = 8) -> go.Figure:
         return lacking(chart, title, x, y, "No PR was merged in the complete weeks of this selection.")
     fig = _base(chart, title, x, y, barmode="stack")
     for area in table.columns:
-        fig.add_bar(x=table.index, y=table[area], name=esc(area))
+        color = "#c7c7c7" if area == "other" else None  # the catch-all should not compete with real areas
+        fig.add_bar(x=table.index, y=table[area], name=esc(area), marker_color=color)
     return fig
 
 
