@@ -295,3 +295,99 @@ def test_facts_then_git_then_api_merge_into_one_row(store):
     rec = store.pr(REPO, 9)
     assert rec.body == "edited on GitHub" and rec.field_sources["body"] == "api"
     assert json.loads(store.conn.execute("SELECT field_sources FROM prs").fetchone()[0])["title"] == "api"
+
+
+# ---- the DataFrame snapshot (workbench/frame_snapshot.py) ---------------------------------------------------
+def _mixed_store(store) -> int:
+    pk = store.upsert_repo(REPO)
+    recs = [record(n) for n in range(1, 30)]
+    recs.append(
+        PRRecord(
+            repo=REPO,
+            number=40,
+            source="git",
+            pr={
+                "number": 40,
+                "title": "t",
+                "comments": None,
+                "merged_at": "2026-10-05T00:00:00Z",
+                "user": None,
+            },
+        )
+    )
+    recs.append(record(41, state="open", merged_at=None, title="<b>x</b> \u4e2d\u6587", draft=True))
+    store.write_prs(pk, recs)
+    return pk
+
+
+def test_snapshot_equals_the_sql_frame(store):
+    import pandas as pd
+
+    _mixed_store(store)
+    sql = store._prs_sql(REPO)
+    assert store.refresh_frame(REPO)
+    assert store.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 1
+    snap = store.prs(REPO)
+    pd.testing.assert_frame_equal(snap, sql)
+    assert snap["author"].isna().sum() == 1 and snap["draft"].sum() == 1
+
+
+def test_snapshot_is_dropped_by_every_write(store):
+    pk = _mixed_store(store)
+    count = "SELECT count(*) FROM pr_frames"
+    store.refresh_frame(REPO)
+    store.write_pr(pk, record(50))
+    assert store.conn.execute(count).fetchone()[0] == 0
+    assert 50 in set(store.prs(REPO)["number"])  # the SQL path, not a stale snapshot
+    store.refresh_frame(REPO)
+    store.mark_deleted(pk, 50)
+    assert store.conn.execute(count).fetchone()[0] == 0
+    assert 50 not in set(store.prs(REPO)["number"])
+    store.upsert_repo(REPO, github_id=77)
+    store.refresh_frame(REPO)
+    store.upsert_repo("acme/renamed", github_id=77)
+    assert store.conn.execute(count).fetchone()[0] == 0
+    assert set(store.prs("acme/renamed")["repo"]) == {"acme/renamed"}
+
+
+def test_rolled_back_write_keeps_the_snapshot_consistent(store):
+    pk = _mixed_store(store)
+    store.refresh_frame(REPO)
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.write_pr(pk, record(60))
+            raise RuntimeError
+    assert store.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 1
+    assert 60 not in set(store.prs(REPO)["number"])
+
+
+def test_damaged_snapshot_falls_back_to_sql(store):
+    import pandas as pd
+
+    _mixed_store(store)
+    store.refresh_frame(REPO)
+    store.conn.execute("UPDATE pr_frames SET payload=?", (b"\x05\x00\x00\x00{bad}",))
+    pd.testing.assert_frame_equal(store.prs(REPO), store._prs_sql(REPO))
+
+
+def test_filtered_reads_do_not_use_the_snapshot(store):
+    _mixed_store(store)
+    store.refresh_frame(REPO)
+    assert list(store.prs(REPO, state="open")["number"]) == [41]
+    assert len(store.prs(REPO, limit=3)) == 3
+
+
+def test_v1_cache_migrates_to_current(tmp_path):
+    db = tmp_path / "cache" / "workbench.db"
+    db.parent.mkdir()
+    c = sqlite3.connect(db, isolation_level=None)
+    for stmt in store_mod._split_sql(store_mod._SCHEMA_V1):
+        c.execute(stmt)
+    c.execute("PRAGMA user_version=1")
+    c.execute("INSERT INTO repos(full_name) VALUES ('acme/widgets')")
+    c.close()
+    with Store(db) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION
+        s.write_pr(s.repo_pk(REPO), record(1))
+        assert s.refresh_frame(REPO)
+    assert list(db.parent.glob("workbench.v1.*.bak"))

@@ -24,7 +24,7 @@ from .config import WorkbenchError, db_path
 from .records import PRRecord
 from .titles import parse_title
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Which source wins when two describe the same field: the API is authoritative, a clone knows less.
 SOURCE_RANK = {"facts": 0, "git": 1, "sample": 2, "api": 3}
@@ -112,7 +112,16 @@ CREATE TABLE briefs (
 );
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+# v2: a columnar snapshot of each repository's PR DataFrame (workbench/frame_snapshot.py); rows stay the truth.
+_SCHEMA_V2 = """
+CREATE TABLE pr_frames (
+    repo_pk INTEGER PRIMARY KEY,
+    built_at TEXT NOT NULL,
+    payload BLOB NOT NULL
+);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
 
 PR_COLUMNS = [
     "repo",
@@ -235,7 +244,9 @@ class Store:
                 raise WorkbenchError(
                     f"cache {self.path} has schema version {current}, newer than this workbench ({SCHEMA_VERSION}): upgrade pr-workbench"
                 )
-            raise WorkbenchError(f"{self.path} is a SQLite file but not a workbench cache; it was left untouched")
+            raise WorkbenchError(
+                f"{self.path} is a SQLite file but not a workbench cache; it was left untouched"
+            )
 
     def _migrate(self) -> None:
         current = self.conn.execute("PRAGMA user_version").fetchone()[0]
@@ -318,6 +329,7 @@ class Store:
                 ).fetchone()
                 if clash is None:
                     c.execute("UPDATE repos SET full_name=? WHERE pk=?", (full_name, pk))
+                    c.execute("DELETE FROM pr_frames WHERE repo_pk=?", (pk,))  # the frame names the repo
             c.execute(
                 "UPDATE repos SET github_id=coalesce(?, github_id), raw_json=coalesce(?, raw_json), updated_at=? WHERE pk=?",
                 (github_id, _dumps(raw), utcnow(), pk),
@@ -501,6 +513,7 @@ class Store:
                 tuple(row.values()),
             )
             self._write_children(c, repo_pk, record, files_key)
+            c.execute("DELETE FROM pr_frames WHERE repo_pk=?", (repo_pk,))  # stale the moment rows change
 
     @staticmethod
     def _files_key(pr: dict, record: PRRecord) -> str:
@@ -652,6 +665,35 @@ class Store:
     def mark_deleted(self, repo_pk: int, number: int) -> None:
         with self.transaction() as c:
             c.execute("UPDATE prs SET deleted_at=? WHERE repo_pk=? AND number=?", (utcnow(), repo_pk, number))
+            c.execute("DELETE FROM pr_frames WHERE repo_pk=?", (repo_pk,))
+
+    def refresh_frame(self, repo: str) -> bool:
+        """Rebuild the repository's DataFrame snapshot (writers call this after a sync or load).
+        Read and write happen in one transaction, so the snapshot matches the rows exactly."""
+        from . import frame_snapshot as frames
+
+        with self.transaction() as c:
+            pk = self._require_repo(repo)
+            df = self._prs_sql(repo, pk=pk)
+            if df.empty:
+                return False
+            c.execute(
+                "INSERT INTO pr_frames(repo_pk, built_at, payload) VALUES (?,?,?) ON CONFLICT(repo_pk) DO UPDATE "
+                "SET built_at=excluded.built_at, payload=excluded.payload",
+                (pk, utcnow(), frames.encode(df)),
+            )
+        return True
+
+    def _frame_snapshot(self, pk: int) -> pd.DataFrame | None:
+        from . import frame_snapshot as frames
+
+        row = self.conn.execute("SELECT payload FROM pr_frames WHERE repo_pk=?", (pk,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return frames.decode(row[0], PR_COLUMNS)
+        except Exception:  # an unreadable snapshot (other pandas, damaged blob) only costs speed
+            return None
 
     # ---- reading ------------------------------------------------------------------------------------
     def prs(
@@ -668,10 +710,24 @@ class Store:
     ) -> pd.DataFrame:
         """One row per PR. `since` filters on updated_at (or merged_at when unknown); `state` is
         open | closed | merged | all (closed means closed without merging)."""
+        if (
+            repo
+            and state in (None, "all")
+            and not (numbers is not None or since or merged_since or source or author or limit)
+        ):
+            pk = self._require_repo(repo)
+            snapshot = self._frame_snapshot(pk)  # same frame, decoded by column (see frame_snapshot.py)
+            return snapshot if snapshot is not None else self._prs_sql(repo, pk=pk)
+        return self._prs_sql(repo, state=state, numbers=numbers, since=since, merged_since=merged_since,
+                             source=source, author=author, limit=limit)  # fmt: skip
+
+    def _prs_sql(self, repo: str | None = None, *, pk: int | None = None, state: str | None = None,
+                 numbers: Iterable[int] | None = None, since: str | None = None, merged_since: str | None = None,
+                 source: str | None = None, author: str | None = None, limit: int | None = None) -> pd.DataFrame:  # fmt: skip
         where, args = ["p.deleted_at IS NULL"], []
         if repo:
             where.append("p.repo_pk=?")
-            args.append(self._require_repo(repo))
+            args.append(pk if pk is not None else self._require_repo(repo))
         if state and state != "all":
             where.append("p.state=?")
             args.append(state)

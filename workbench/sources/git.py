@@ -389,6 +389,8 @@ def backfill(
             if wanted is not None and wanted <= set(result.numbers):
                 break
         flush()
+        if result.prs_written:
+            store.refresh_frame(repo)  # the DataFrame snapshot, so notebooks load it by column
     except BaseException as e:
         status, errors = ("stopped" if isinstance(e, KeyboardInterrupt) else "failed"), [repr(e)]
         raise
