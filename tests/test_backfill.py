@@ -221,3 +221,22 @@ def test_parse_since():
     assert parse_since("2026-10-01T08:00:00+08:00") == "2026-10-01T00:00:00Z"
     with pytest.raises(WorkbenchError, match="neither a date"):
         parse_since("last tuesday")
+
+
+def test_huge_commit_is_truncated_not_dropped(tmp_path, store, monkeypatch):
+    from backfill_repo import commit
+
+    repo = tmp_path / "huge"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for i in range(12):
+        (repo / f"gen_{i:02d}.txt").write_text("".join(f"line {k}\n" for k in range(200)))
+    commit(repo, "[misc] chore: vendor generated files (#9)", date="2026-10-01T00:00:00+00:00")
+    monkeypatch.setattr("workbench.sources.git.MAX_FILES", 5)
+    monkeypatch.setattr("workbench.sources.git.MAX_PATCH_CHARS", 1000)
+    r = backfill(store, REPO, repo, progress=False)
+    assert r.files_truncated == 1 and r.patches_omitted == 5
+    row = store.prs(REPO).iloc[0]
+    assert row["changed_files"] == 12 and row["additions"] == 12 * 200 and bool(row["files_truncated"])
+    files = store.pr(REPO, 9).files
+    assert len(files) == 5 and all(f["patch_status"] == "omitted" and f["additions"] == 200 for f in files)
