@@ -423,7 +423,7 @@ PRS.append(PR(
     comments=[
         ("tkobayashi", "2026-09-27 09:30", "This silently changes every GRPO example script, they do not set "
                                            "`use_kl_loss`. Can we update `examples/grpo_trainer/*.sh` in the same PR?"),
-        ("ravi-s", "2026-09-28 01:00", "The examples are being reorganised in #190, I will update them there."),
+        ("ravi-s", "2026-09-28 01:00", "Fair. I will update the GRPO examples in a follow-up this week; they need explicit values anyway."),
     ],
     reviews=[("lena-park", "2026-09-29 02:00", "APPROVED", "OK if the examples follow soon.")],
     commits=[("2026-09-27 05:55", "config: PPO-friendly KL defaults")],
@@ -434,7 +434,7 @@ PRS.append(PR(
     author="lena-park", created="2026-10-05 07:40", closed="2026-10-05 10:05", labels=["revert"],
     body=f"Reverts example-org/minirl#{KL_DEFAULT}\n\nThe GRPO examples lost their KL term without anyone "
          "noticing: three users reported reward hacking on GSM8K this weekend (#191). The examples did not get "
-         f"updated in #{AGENT} as planned. Reverting until the examples set both values explicitly; then we can "
+         f"updated in the promised follow-up (#{AGENT} mentions them but leaves them alone). Reverting until the examples set both values explicitly; then we can "
          "change the default again.",
     ops=("revert", KL_DEFAULT),
     comments=[("ravi-s", "2026-10-05 08:30", "Agreed, my bad. I will re-land with the example updates."),],
