@@ -240,3 +240,16 @@ def test_huge_commit_is_truncated_not_dropped(tmp_path, store, monkeypatch):
     assert row["changed_files"] == 12 and row["additions"] == 12 * 200 and bool(row["files_truncated"])
     files = store.pr(REPO, 9).files
     assert len(files) == 5 and all(f["patch_status"] == "omitted" and f["additions"] == 200 for f in files)
+
+
+def test_git_failure_is_reported(clone, store, monkeypatch):
+    import workbench.sources.git as g
+
+    real = g._git_log_cmd
+    # A revision git cannot resolve: git log exits non-zero; the run is recorded as failed.
+    monkeypatch.setattr(
+        g, "_git_log_cmd", lambda path, since: real(path, since)[:-2] + ["HEAD", "no-such-ref", "--"]
+    )
+    with pytest.raises(WorkbenchError, match="git log failed"):
+        backfill(store, REPO, clone, progress=False)
+    assert list(store.sync_runs()["status"]) == ["failed"]

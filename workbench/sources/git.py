@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import re
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -345,7 +346,9 @@ def backfill(
     bar = tqdm(
         total=_count_commits(clone, since_iso), unit="commit", desc=f"backfill {repo}", disable=not progress
     )
-    proc = subprocess.Popen(_git_log_cmd(clone, since_iso), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    errfile = tempfile.TemporaryFile()  # a file, not a pipe: a chatty git can never block on it
+    proc = subprocess.Popen(_git_log_cmd(clone, since_iso), stdout=subprocess.PIPE, stderr=errfile)
+    stopped_early = False
     seen: set[int] = set()
     batch: list[PRRecord] = []
     status, errors = "ok", []
@@ -384,11 +387,20 @@ def backfill(
             batch.append(record)
             if len(batch) >= BATCH:
                 flush()
-            if limit is not None and len(result.numbers) >= limit:
-                break
-            if wanted is not None and wanted <= set(result.numbers):
+            if (limit is not None and len(result.numbers) >= limit) or (
+                wanted is not None and wanted <= set(result.numbers)
+            ):
+                stopped_early = True
                 break
         flush()
+        if not stopped_early and proc.wait() != 0:
+            errfile.seek(0)
+            lines = errfile.read().decode("utf-8", "replace").strip().splitlines()
+            raise WorkbenchError(
+                f"git log failed in {path} after {result.commits_seen} commits "
+                f"({lines[-1] if lines else f'exit {proc.returncode}'}); the {result.prs_written} PRs read "
+                f"before that are cached whole"
+            )
         if result.prs_written:
             store.refresh_frame(repo)  # the DataFrame snapshot, so notebooks load it by column
     except BaseException as e:
@@ -400,12 +412,8 @@ def backfill(
         proc.wait()
         bar.close()
         result.seconds = time.perf_counter() - t0
+        errfile.close()
         store.finish_run(run_id, status, prs_written=result.prs_written, errors=errors, note=result.summary())
-    stderr = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
-    if proc.returncode not in (0, -9) and not (limit or wanted) and result.commits_seen == 0:
-        raise WorkbenchError(
-            f"git log failed in {path}: {stderr.splitlines()[-1] if stderr else proc.returncode}"
-        )
     return result
 
 
