@@ -858,7 +858,10 @@ class Store:
         df = pd.read_sql_query(
             "SELECT ? AS repo, v.number, v.author, v.state, v.submitted_at, v.commit_id FROM reviews v "
             "JOIN prs p ON p.repo_pk=v.repo_pk AND p.number=v.number AND p.deleted_at IS NULL "
-            "WHERE v.repo_pk=? ORDER BY v.number, v.submitted_at, v.id", self.conn, params=[repo, pk])
+            "WHERE v.repo_pk=? ORDER BY v.number, v.submitted_at, v.id",
+            self.conn,
+            params=[repo, pk],
+        )
         df["submitted_at"] = pd.to_datetime(df["submitted_at"], utc=True, format="ISO8601")
         return df
 
@@ -870,7 +873,10 @@ class Store:
             " SELECT number, author, created_at, 'issue' AS kind, repo_pk FROM issue_comments WHERE deleted_at IS NULL"
             " UNION ALL SELECT number, author, created_at, 'review' AS kind, repo_pk FROM review_comments) c "
             "JOIN prs p ON p.repo_pk=c.repo_pk AND p.number=c.number AND p.deleted_at IS NULL "
-            "WHERE c.repo_pk=? ORDER BY c.number, c.created_at", self.conn, params=[repo, pk])
+            "WHERE c.repo_pk=? ORDER BY c.number, c.created_at",
+            self.conn,
+            params=[repo, pk],
+        )
         df["created_at"] = pd.to_datetime(df["created_at"], utc=True, format="ISO8601")
         return df
 
@@ -886,7 +892,10 @@ class Store:
             "  AND g.number=p.number AND g.files_key=p.files_key)),"
             " (SELECT g.files_key FROM pr_files g WHERE g.repo_pk=p.repo_pk AND g.number=p.number"
             "  ORDER BY g.rowid DESC LIMIT 1)) "
-            "ORDER BY f.number, f.position", self.conn, params=[repo, pk])
+            "ORDER BY f.number, f.position",
+            self.conn,
+            params=[repo, pk],
+        )
 
     def has_pr(self, repo_pk: int, number: int) -> bool:
         return (
