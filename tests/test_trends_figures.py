@@ -109,6 +109,7 @@ def test_verdicts_reviewers_treemap(figs):
     assert tm.data[0].type == "treemap"
     ids = list(tm.data[0].ids)
     assert "widgets/rollout/api.py" in ids and "widgets" in ids
+    assert "uv.lock" not in ids and "1 generated or binary files left out" in tm.layout.title.text
     values = dict(zip(ids, tm.data[0].values, strict=True))
     assert values["widgets"] == sum(values[i] for i in ids if i.count("/") == 1 and i.startswith("widgets/"))
 
@@ -125,7 +126,7 @@ def test_monthly_charts_draw_on_a_long_history(tmp_path):
     s.write_prs(s.upsert_repo(FACTS_REPO), recs)
     d = load_trend_data(s, FACTS_REPO, as_of="2024-05-01", verdicts=False)
     heat = G.churn_heatmap(d)
-    assert heat.data[0].type == "heatmap" and list(heat.data[0].x) == ["2024-02", "2024-03", "2024-04"]
+    assert heat.data[0].type == "heatmap" and list(heat.data[0].x) == ["Feb 2024", "Mar 2024", "Apr 2024"]
     rb = G.reverts_breaking(d)
     assert [t.type for t in rb.data] == ["bar", "bar", "scatter"]
     assert sum(rb.data[0].y) == 1 and sum(rb.data[1].y) == 1

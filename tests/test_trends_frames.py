@@ -140,6 +140,7 @@ def test_churn_and_paths(data):
     assert paths.iloc[0]["filename"] == "widgets/rollout/api.py" and paths.iloc[0]["lines"] == 1000
     loop = paths.set_index("filename").loc["widgets/trainer/loop.py"]
     assert loop["lines"] == 240 and loop["prs"] == 2
+    assert "uv.lock" not in set(paths["filename"]) and paths.attrs["skipped_files"] == 1
     assert F.churn_by_month(data).empty  # January 2024 is not a complete month of this data
 
 

@@ -11,7 +11,8 @@ AS_OF 2024-01-31 12:00 (a Wednesday): complete ISO weeks are Jan 8, 15 and 22 on
   4  dave    01-15 00:00  closed 01-17 00:00   30  chore: tidy the docs                 declined; area doc (paths)
   5  erin    01-20 00:00  open                1000  [BREAKING][rollout] feat: <script>   XXL; bot review only
   6  alice   01-21 00:00  merged 01-23 00:00  120  Revert "[trainer] feat: add x"       revert; ttm 48 h
-  7  bob     01-29 12:00  merged 01-30 00:00    9  [rollout] fix: w                     ttm 12 h; partial week
+  7  bob     01-29 12:00  merged 01-30 00:00    9  [rollout] fix: w                     ttm 12 h; partial week;
+                                                                                        touches uv.lock (generated)
 
 Merged times to merge: 24, 12, 168, 48, 12 -> median 24 h.
 """
@@ -81,7 +82,7 @@ def widgets_records() -> list[PRRecord]:
             files=[("widgets/trainer/loop.py", 20, 100)],
             reviews=[_review(61, "carol", "APPROVED", "2024-01-22T00:00:00Z")]),
         _pr(7, "bob", "[rollout] fix: w", "2024-01-29T12:00:00Z", merged="2024-01-30T00:00:00Z",
-            files=[("widgets/rollout/engine.py", 5, 4)],
+            files=[("widgets/rollout/engine.py", 5, 4), ("uv.lock", 0, 0)],
             reviews=[_review(71, "carol", "APPROVED", "2024-01-29T13:00:00Z")]),
     ]  # fmt: skip
 

@@ -91,6 +91,12 @@ def _wrap(text: str, width: int = 70) -> str:
     return "<br>".join(lines)
 
 
+def _whole_counts(fig: go.Figure, peak: float, axis: str = "y") -> None:
+    """Counts are whole numbers: no 0.5 ticks on a small chart."""
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(rangemode="tozero", **({"dtick": 1} if peak <= 8 else {}))
+
+
 def _no_weeks(data: TrendData) -> str:
     return (
         f"No complete week between {_d(data.start)} and {_d(data.as_of)}: partial weeks are left out "
@@ -117,6 +123,7 @@ def merged_per_week(data: TrendData, *, top: int = 8) -> go.Figure:
     for area in table.columns:
         color = "#c7c7c7" if area == "other" else None  # the catch-all should not compete with real areas
         fig.add_bar(x=table.index, y=table[area], name=esc(area), marker_color=color)
+    _whole_counts(fig, table.sum(axis=1).max())
     return fig
 
 
@@ -159,6 +166,7 @@ def size_buckets(data: TrendData) -> go.Figure:
     fig = _base(chart, title, x, y, barmode="stack")
     for kind in table.sum().sort_values(ascending=False).index:
         fig.add_bar(x=list(table.index), y=table[kind], name=esc(kind))
+    _whole_counts(fig, table.sum(axis=1).max())
     return fig
 
 
@@ -247,12 +255,13 @@ def churn_heatmap(data: TrendData, *, top: int = 12) -> go.Figure:
     z = table.to_numpy(dtype=float)
     fig.add_heatmap(
         z=np.log10(z + 1),  # one 70k-line vendoring PR would otherwise wash out every other cell
-        x=[c.strftime("%Y-%m") for c in table.columns], y=[esc(a) for a in table.index], customdata=z,
+        x=[c.strftime("%b %Y") for c in table.columns], y=[esc(a) for a in table.index], customdata=z,
         colorscale="Viridis", colorbar=dict(title="lines", tickvals=[0, 1, 2, 3, 4, 5],
                                             ticktext=["0", "10", "100", "1k", "10k", "100k"]),
         hovertemplate="%{y} %{x}: %{customdata:,.0f} lines<extra></extra>", name="churn",
     )  # fmt: skip
     fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(type="category")  # "2026-10" would otherwise become a date axis with one odd tick
     return fig
 
 
@@ -295,6 +304,7 @@ def verdict_mix(data: TrendData) -> go.Figure:
     fig.add_scatter(
         x=briefs.index, y=briefs, name="briefs written", mode="lines+markers", line=dict(color="#1f77b4")
     )
+    _whole_counts(fig, max(table.sum(axis=1).max() if not table.empty else 0, briefs.max()))
     if data.lacks.get("verdicts"):
         fig.add_annotation(text=_wrap(esc(data.lacks["verdicts"])), xref="paper", yref="paper", x=0.5, y=1.0,
                            showarrow=False, yanchor="bottom", font=dict(size=11, color="#555"))  # fmt: skip
@@ -317,6 +327,7 @@ def reviewer_load(data: TrendData, *, top: int = 15) -> go.Figure:
                     marker_color=STATE_COLORS.get(state), customdata=table["prs"],
                     hovertemplate="%{y}: %{x} reviews on %{customdata} PRs<extra></extra>")  # fmt: skip
     fig.update_yaxes(type="category")
+    _whole_counts(fig, table.drop(columns="prs").sum(axis=1).max(), axis="x")
     return fig
 
 
@@ -331,6 +342,9 @@ def path_treemap(data: TrendData, *, top: int = 40) -> go.Figure:
             chart, title, "Path", "Changed lines", "No changed lines in the files of this selection."
         )
     ids, parents, values, labels = _tree(paths)
+    skipped = paths.attrs.get("skipped_files", 0)
+    if skipped:
+        title += f"; {skipped} generated or binary files left out"
     fig = _base(chart, title, x, y)
     fig.add_treemap(ids=ids, parents=parents, values=values, labels=labels, branchvalues="total",
                     hovertemplate="%{id}: %{value:,} lines<extra></extra>", name="paths")  # fmt: skip

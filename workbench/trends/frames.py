@@ -285,15 +285,28 @@ def _area(tags: list[str], from_paths: str | None, counts: tuple) -> str:
     return "untagged"
 
 
+def file_roles(filenames: pd.Series) -> pd.Series:
+    """Each path's role (code, test, docs, ci, generated, ...) by the diff model's rule, one call per
+    distinct path; a plain directory rule when the diff model is unavailable."""
+    try:
+        from ..diff import file_role
+    except ImportError:  # the trends must not depend on the analysis package being importable
+
+        def file_role(name: str) -> str:
+            area = path_area(name)
+            return {"doc": "docs", "test": "test", "ci": "ci"}.get(area, "code")
+
+    unique = filenames.unique()
+    return filenames.map(dict(zip(unique, (file_role(f) for f in unique), strict=True)))
+
+
 def _role_counts(files: pd.DataFrame | None, package: str | None) -> dict[str, dict[int, int]]:
     if files is None or files.empty:
         return {}
-    areas = files["filename"].map(lambda f: path_area(f, package))
-    docs = files["filename"].str.lower().str.endswith((".md", ".rst")) | areas.eq("doc")
+    roles = file_roles(files["filename"])
     out = {}
-    for role, mask in (("test", areas.eq("test") | files["filename"].str.contains(r"(?:^|/)test_")),
-                       ("doc", docs), ("ci", areas.eq("ci"))):  # fmt: skip
-        out[role] = files[mask].groupby("number").size().to_dict()
+    for name, role in (("test", "test"), ("doc", "docs"), ("ci", "ci")):
+        out[name] = files[roles.eq(role)].groupby("number").size().to_dict()
     all_numbers = files["number"].unique()
     for role in out:  # a PR with files but none of this role has zero, not unknown
         out[role] = {int(n): int(out[role].get(n, 0)) for n in all_numbers}
@@ -723,17 +736,26 @@ def reviewer_load(data: TrendData, *, top: int = 15) -> pd.DataFrame:
     return states.sort_values("prs", ascending=False).head(top)
 
 
-def path_churn(data: TrendData, *, top: int = 40) -> pd.DataFrame:
-    """Most-changed paths: path, lines, prs — the top `top` files by changed lines."""
+def path_churn(
+    data: TrendData, *, top: int = 40, skip_roles: tuple[str, ...] = ("generated", "binary")
+) -> pd.DataFrame:
+    """Most-changed paths: filename, lines, prs — the top `top` files by changed lines. Generated
+    files (lockfiles, vendored, minified) and binaries are left out: one `uv.lock` refresh would
+    otherwise fill the chart. `attrs["skipped_files"]` says how many distinct paths were left out."""
     f = data.files
     if f.empty:
         return pd.DataFrame(columns=["filename", "lines", "prs"])
+    roles = file_roles(f["filename"])
+    skipped = f.loc[roles.isin(skip_roles), "filename"].nunique()
+    f = f[~roles.isin(skip_roles)]
     f = f.assign(
         lines=pd.to_numeric(f["additions"], errors="coerce").fillna(0)
         + pd.to_numeric(f["deletions"], errors="coerce").fillna(0)
     )
     g = f.groupby("filename").agg(lines=("lines", "sum"), prs=("number", "nunique")).reset_index()
-    return g.sort_values(["lines", "prs"], ascending=False).head(top).reset_index(drop=True)
+    out = g.sort_values(["lines", "prs"], ascending=False).head(top).reset_index(drop=True)
+    out.attrs["skipped_files"] = int(skipped)
+    return out
 
 
 def summary(data: TrendData) -> dict[str, Any]:
