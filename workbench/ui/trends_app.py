@@ -80,6 +80,7 @@ class TrendsApp:
                 *self.outputs.values(),
             ]
         )
+        self.widget.add_class("wb-trends")  # a handle for browser tests and styling
         self.repo.observe(lambda _: self.load(), names="value")
         for w in (self.start, self.end, self.areas, self.kinds, self.charts):
             w.observe(lambda _: self.refresh(), names="value")
