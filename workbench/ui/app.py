@@ -21,6 +21,7 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -61,6 +62,44 @@ def guarded(fn):
     return wrapper
 
 
+def _raw_file(f: dict) -> SimpleNamespace:
+    """A stand-in FileDiff when the diff model is unavailable: the raw patch is shown as text."""
+    return SimpleNamespace(
+        filename=f.get("filename", "?"),
+        old_filename=f.get("previous_filename"),
+        status=f.get("status"),
+        role="?",
+        additions=int(f.get("additions") or 0),
+        deletions=int(f.get("deletions") or 0),
+        binary=False,
+        patch_missing=not f.get("patch"),
+        hunks=[],
+        raw_patch=f.get("patch"),
+    )
+
+
+class LazyFiles(Sequence):
+    """The PR's files in display order, parsed into FileDiffs only when a page shows them:
+    a 3,000-file PR costs one page of parsing per step, not 3,000 files."""
+
+    def __init__(self, raw: list[dict], parse):
+        self.raw = raw
+        self._parse = parse
+        self._parsed: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self.raw)))]
+        if i < 0:
+            i += len(self.raw)
+        if i not in self._parsed:
+            self._parsed[i] = self._parse(self.raw[i])
+        return self._parsed[i]
+
+
 class ReviewApp:
     """`ReviewApp.open(cache, repo)` in a notebook; display the object to show the app."""
 
@@ -87,7 +126,7 @@ class ReviewApp:
         self.record = None
         self.analysis = None
         self.analysis_note: str | None = None
-        self.files: list[Any] = []
+        self.files = LazyFiles([], _raw_file)
         self.page = 0
         self.status_text = ""
         self.status_kind = "ok"
@@ -419,7 +458,7 @@ class ReviewApp:
         self._update_nav()
         self.w_header.value = f'<div class="wb-note">{panels.e(message)}</div>'
         self.w_heur.value = ""
-        self.files = []
+        self.files = LazyFiles([], _raw_file)
         self._set_page(0)
         self._load_brief()
         self._status(message, "warn")
@@ -467,30 +506,18 @@ class ReviewApp:
         else:
             self._status(f"#{number} loaded")
 
-    def _file_diffs(self, record) -> list[Any]:
+    def _file_diffs(self, record) -> LazyFiles:
         diff, why = _optional("workbench.diff")
         key_files = [k.filename for k in self.analysis.key_files] if self.analysis else []
+        self._key_set = set(key_files)
+        rank = {name: i for i, name in enumerate(key_files)}
+        raw = sorted(
+            record.files, key=lambda f: rank.get(f.get("filename"), len(rank))
+        )  # stable: GitHub's order after
         if diff is None:
             self.analysis_note = self.analysis_note or f"diff model unavailable: {why}"
-            files = [
-                SimpleNamespace(
-                    filename=f.get("filename", "?"),
-                    old_filename=f.get("previous_filename"),
-                    status=f.get("status"),
-                    role="?",
-                    additions=int(f.get("additions") or 0),
-                    deletions=int(f.get("deletions") or 0),
-                    binary=False,
-                    patch_missing=not f.get("patch"),
-                    hunks=[],
-                    raw_patch=f.get("patch"),
-                )
-                for f in record.files
-            ]
-        else:
-            files = diff.parse_files(record.files)
-        self._key_set = set(key_files)
-        return diffview.order_files(files, key_files)
+            return LazyFiles(raw, _raw_file)
+        return LazyFiles(raw, diff.parse_file)
 
     # ---- diff pane -------------------------------------------------------------------------------------
     @property
@@ -512,8 +539,8 @@ class ReviewApp:
         self.w_files.selected_index = None
         self.w_files.children = tuple(self._pool[: len(chunk)])
         self.w_files.titles = tuple(diffview.file_title(f, key=f.filename in self._key_set) for f in chunk)
-        total_add = sum(f.additions for f in self.files)
-        total_del = sum(f.deletions for f in self.files)
+        total_add = sum(int(f.get("additions") or 0) for f in self.files.raw)
+        total_del = sum(int(f.get("deletions") or 0) for f in self.files.raw)
         paged = len(self.files) > self.page_size
         where = f" · files {start + 1}–{start + len(chunk)} (page {page + 1} / {self.pages})" if paged else ""
         trunc = (

@@ -10,6 +10,7 @@ token text, and every other string goes through `html.escape`.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -18,6 +19,7 @@ from typing import Any
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_for_filename
+from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
 LIMIT = 400  # lines shown before "show all"
@@ -36,6 +38,12 @@ ROLE_COLORS = {
 }
 
 _FORMATTER = HtmlFormatter(nowrap=True)
+# Spans for token classes the style does not colour (names, punctuation) carry nothing but bytes: most
+# tokens in code are names, so dropping them makes each step's HTML roughly half as big.
+_PLAIN_CLASSES = "|".join(
+    re.escape(c) for c in sorted(set(STANDARD_TYPES.values()) - set(_FORMATTER.class2style)) if c
+)
+_UNSTYLED = re.compile(rf'<span class="(?:{_PLAIN_CLASSES})">([^<]*)</span>')
 
 DIFF_CSS = (
     _FORMATTER.get_style_defs(".wb-diff .wb-code")
@@ -81,7 +89,7 @@ def highlight_lines(lines: list[str], filename: str) -> list[str]:
         return []
     try:
         out = highlight("\n".join(lines) + "\n", lexer_for(filename), _FORMATTER)
-        parts = out.split("\n")
+        parts = _UNSTYLED.sub(r"\1", out).split("\n")
         if parts and parts[-1] == "":
             parts.pop()
         if len(parts) == len(lines):
