@@ -140,3 +140,18 @@ def test_report_renders_offline_in_headless_chromium(report_file):
     assert "api.py" in notes  # the treemap drew the most-changed file
     assert [u for u in requests if not u.startswith("file://")] == []
     assert errors == []
+
+
+def test_a_repository_without_prs_gets_a_report_that_says_so(tmp_path):
+    from workbench.store import Store
+
+    s = Store(tmp_path / "cache")
+    s.upsert_repo("acme/empty")
+    try:
+        out = report.write_report(s, "acme/empty", tmp_path / "empty.html", verdicts=False)
+    finally:
+        s.close()
+    text = out.read_text(encoding="utf-8")
+    notes = re.search(r'<ul class="notes">(.*?)</ul>', text).group(1)
+    assert notes == "<li>No pull requests in this selection.</li>"
+    assert len(re.findall(r'Plotly\.newPlot\(\s*"chart-', text)) == len(FIGURES)

@@ -8,7 +8,6 @@ static images through kaleido, which drives a local Chrome/Chromium.
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import Any
 
@@ -170,8 +169,3 @@ def run_cli(args: Any) -> int:
     if getattr(args, "png", None):
         print(f"wrote PNG images to {args.png}")
     return 0
-
-
-def figure_manifest(figures: dict[str, go.Figure]) -> str:
-    """Which charts a report holds and which say the data lacks something (for logs and tests)."""
-    return json.dumps({n: f.layout.meta.get("lacks") if f.layout.meta else None for n, f in figures.items()})

@@ -584,8 +584,8 @@ def what_lacks(data: TrendData, *, reviews_known: bool = True) -> dict[str, str]
     p = data.prs
     lacks: dict[str, str] = {}
     sources = ", ".join(sorted(set(p["source"]))) if "source" in p and len(p) else "none"
-    if p.empty:
-        lacks["prs"] = "No pull requests in this selection."
+    if p.empty:  # nothing else to say: every other note would be about data that is not there
+        return {"prs": "No pull requests in this selection."}
     if p["created_at"].notna().sum() == 0:
         lacks["created"] = (
             f"The data has no PR creation times (source: {sources}): a clone backfill or facts-only "
