@@ -194,3 +194,10 @@ def test_briefs_are_counted_per_week(tmp_path):
     data = load_trend_data(s, REPO, as_of="2099-01-01", verdicts=False)
     assert bool(data.prs.set_index("number").loc[2, "has_brief"]) and F.summary(data)["briefs"] == 1
     assert F.weekly(data)["briefs"].sum() == 1  # written now, inside the (long) window
+
+
+def test_bots_are_recognised_by_suffix_and_by_name():
+    logins = pd.Series(["dependabot[bot]", "ci-bot", "Renovate", "alice", None, "robotics"])
+    assert F.bot_mask(logins).tolist() == [True, True, True, False, False, False]
+    assert F.bot_mask(logins, bots=["alice"]).tolist() == [True, True, False, True, False, False]
+    assert F.is_bot("Mergify") and not F.is_bot(None) and not F.is_bot("bottleneck")

@@ -42,7 +42,7 @@ SIZE_LABELS = ("XS", "S", "M", "L", "XL", "XXL")
 # Upper bounds (exclusive) of changed lines: XS <10, S <30, M <100, L <500, XL <1000, XXL >= 1000.
 SIZE_EDGES = (10, 30, 100, 500, 1000)
 
-# Review bots seen upstream; any login ending in "[bot]" is a bot as well.
+# Review bots seen upstream; any login ending in "[bot]" or "-bot" is a bot as well (as in conventions).
 DEFAULT_BOTS = frozenset(
     {
         "dependabot", "renovate", "github-actions", "codecov", "pre-commit-ci", "mergify",
@@ -67,7 +67,18 @@ def is_bot(login: Any, bots: Iterable[str] = DEFAULT_BOTS) -> bool:
     if not isinstance(login, str) or not login:
         return False
     name = login.lower()
-    return name.endswith("[bot]") or name in {b.lower() for b in bots}
+    return name.endswith(("[bot]", "-bot")) or name in {b.lower() for b in bots}
+
+
+def bot_mask(logins: pd.Series, bots: Iterable[str] = DEFAULT_BOTS) -> pd.Series:
+    """True where the login is a bot; decided once per distinct login."""
+    names = {b.lower() for b in bots}
+    unique = logins.dropna().unique()
+    verdict = {
+        u: isinstance(u, str) and (u.lower().endswith(("[bot]", "-bot")) or u.lower() in names)
+        for u in unique
+    }
+    return logins.map(verdict).fillna(False).astype(bool)
 
 
 def size_bucket(lines: Any) -> str | None:
@@ -344,7 +355,7 @@ def human_reviews(
     keep = (
         r["author"].notna()
         & (r["author"] != pr_author)
-        & ~r["author"].map(lambda a: is_bot(a, bots))
+        & ~bot_mask(r["author"], bots)
         & (r["state"].fillna("").str.upper() != "PENDING")
         & r["submitted_at"].notna()
     )
@@ -380,7 +391,7 @@ def review_stats(
         c = comments.copy()
         c["created_at"] = _utc(c["created_at"])
         pr_author = c["number"].map(prs.set_index("number")["author"])
-        c = c[c["author"].notna() & (c["author"] != pr_author) & ~c["author"].map(lambda a: is_bot(a, bots))]
+        c = c[c["author"].notna() & (c["author"] != pr_author) & ~bot_mask(c["author"], bots)]
         responses.append(c.groupby("number")["created_at"].min())
     response = pd.concat(responses, axis=1).min(axis=1) if len(responses) > 1 else first
     out["first_response_at"] = _lookup_time(out["number"], response)
