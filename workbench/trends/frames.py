@@ -641,7 +641,8 @@ def top_values(values: pd.Series, n: int = 8, other: str = "other") -> pd.Series
 
 def weekly(data: TrendData) -> pd.DataFrame:
     """One row per complete ISO week: opened, merged (CHAOSS accepted), declined, acceptance_ratio,
-    median_time_to_merge_h, median_time_to_first_response_h, reverts, breaking, briefs."""
+    median_time_to_merge_h, median_time_to_first_response_h, reverts, breaking, briefs (PRs whose
+    latest brief version was saved that week)."""
     weeks = complete_weeks(data.start, data.as_of)
     out = pd.DataFrame(index=weeks)
     out.index.name = "week"
