@@ -57,7 +57,7 @@ def summary_rows(data: TrendData) -> list[tuple[str, str, str]]:
          "first review or comment by a human other than the author (CHAOSS Time to First Response)"),
         ("Median time to first review", _fmt_hours(s["median_time_to_first_review_h"]),
          "first submitted review by someone other than the author, bots excluded"),
-        ("Open PRs", f"{s['open']:,}", "still open at the end of the data"),
+        ("Open PRs", "n/a" if "declined" in data.lacks else f"{s['open']:,}", "still open at the end of the data"),
         ("Reverts / breaking changes", f"{s['reverts']} / {s['breaking']}", "merged PRs marked so in the title"),
         ("Briefs written", f"{s['briefs']:,}", "PRs with a reading brief in the cache"),
     ]  # fmt: skip

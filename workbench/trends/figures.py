@@ -129,7 +129,7 @@ def merged_per_week(data: TrendData, *, top: int = 8) -> go.Figure:
 
 def size_by_kind(data: TrendData) -> go.Figure:
     chart, title = "size_by_kind", "PR size by kind (changed lines, log scale)"
-    x, y = "Kind (from the title)", "Changed lines (additions + deletions)"
+    x, y = "Kind (from the title)", "Changed lines (added + deleted)"
     p = data.prs[data.prs["lines"].notna()]
     if p.empty:
         return lacking(chart, title, x, y, "The data has no line counts for these PRs.")
