@@ -494,7 +494,7 @@ class ReviewApp:
             self.analysis = self._analyses[key]
             self._update_nav()
             self.w_jump.value = number
-            self.w_header.value = panels.header_html(record)
+            self.w_header.value = panels.header_html(record) + panels.verdict_line(self.analysis)
             self.w_heur.value = panels.heuristics_html(self.analysis, unavailable=self.analysis_note)
             self.files = self._file_diffs(record)
             self._set_page(0)
@@ -681,7 +681,16 @@ class ReviewApp:
         brief: dict | None = None,
         force: bool = False,
     ) -> int | None:
-        """Append a version based on the loaded one. Returns the version, or None when refused/unchanged."""
+        """Append a version based on the loaded one. Returns the version, or None when refused/unchanged.
+        Serialised with the autosave timer and the LLM thread: one writer at a time on the shared connection."""
+        with self.autosaver._lock:
+            return self._save_locked(
+                text, source=source, is_final=is_final, meta=meta, brief=brief, force=force
+            )
+
+    def _save_locked(
+        self, text: str, *, source: str, is_final: bool, meta: dict | None, brief: dict | None, force: bool
+    ) -> int | None:
         if self.record is None or self.conflict:
             return None
         if text == self._loaded_text and not is_final and not force:
@@ -817,6 +826,10 @@ class ReviewApp:
     def _take_draft(self, text: str, source: str, brief: dict | None, meta: dict | None) -> int | None:
         """A machine draft arrives. Into the editor if the editor holds no human text; otherwise into the
         history only, with the human text saved again on top so it stays the latest."""
+        with self.autosaver._lock:  # may run on the LLM thread while the reader types
+            return self._take_draft_locked(text, source, brief, meta)
+
+    def _take_draft_locked(self, text: str, source: str, brief: dict | None, meta: dict | None) -> int | None:
         self.autosaver.flush()
         if self.conflict:
             raise WorkbenchError("resolve the conflict first: the draft was not saved")

@@ -58,6 +58,20 @@ def header_html(record: Any) -> str:
     )
 
 
+def verdict_line(analysis: Any | None) -> str:
+    """One line for the header: the recommendation at a glance (details in the Heuristics tab)."""
+    if analysis is None:
+        return ""
+    a = analysis
+    color = VERDICT_COLORS.get(a.verdict, "#444")
+    why = "; ".join(e(x) for x in a.deciding[:2])
+    who = f" · for {e(a.audience)}" if a.audience else ""
+    return (
+        f'<div class="wb-meta"><span class="wb-badge" style="background:{color}">{e(a.verdict)}</span>'
+        f"effort {int(a.effort)}/5 · ~{int(a.minutes)} min{who} · {why}</div>"
+    )
+
+
 def _evidence(ev: Any) -> str:
     where = ""
     if ev.file:
@@ -78,6 +92,10 @@ def heuristics_html(analysis: Any | None, *, unavailable: str | None = None) -> 
     ]
     if a.deciding:
         out.append("<div><b>Deciding:</b> " + "; ".join(e(x) for x in a.deciding) + "</div>")
+    if a.discussion:
+        out.append(
+            "<details open><summary><b>Discussion</b></summary>" + _plain_dict(a.discussion) + "</details>"
+        )
     risks = [s for s in a.signals if s.weight > 0 or s.evidence]
     if risks:
         out.append("<details open><summary><b>Signals</b></summary><ul>")
@@ -114,10 +132,6 @@ def heuristics_html(analysis: Any | None, *, unavailable: str | None = None) -> 
             "<details open><summary><b>Open items</b></summary><ul>"
             + "".join(f"<li>{e(x)}</li>" for x in a.open_items)
             + "</ul></details>"
-        )
-    if a.discussion:
-        out.append(
-            "<details open><summary><b>Discussion</b></summary>" + _plain_dict(a.discussion) + "</details>"
         )
     if a.truncated:
         out.append('<div class="wb-note">Not seen: ' + "; ".join(e(x) for x in a.truncated) + "</div>")
