@@ -151,3 +151,25 @@ def test_empty_selection_says_so(data):
     empty = data.filter(areas=["nowhere"])
     for name, fig in G.all_figures(empty).items():
         assert lacks(fig), name
+
+
+def test_clone_backfill_lacks_creation_times_and_reviews_but_has_paths(tmp_path):
+    from workbench.records import PRRecord
+    from workbench.store import Store
+
+    s = Store(tmp_path)
+    pk = s.upsert_repo("acme/cloned")
+    for n in range(
+        1, 5
+    ):  # what a squash-merge clone gives: merge time, author, files; no creation, no reviews
+        pr = {"number": n, "title": f"[trainer] fix: thing {n} (#{n})", "state": "closed", "user": {"login": "a"},
+              "merged_at": f"2024-02-0{n}T00:00:00Z", "closed_at": f"2024-02-0{n}T00:00:00Z",
+              "merge_commit_sha": f"{n:040d}"}  # fmt: skip
+        files = [
+            {"filename": f"cloned/trainer/m{n}.py", "additions": 10 * n, "deletions": 1, "status": "modified"}
+        ]
+        s.write_pr(pk, PRRecord(repo="acme/cloned", number=n, pr=pr, files=files, source="git"))
+    figs = G.all_figures(load_trend_data(s, "acme/cloned", verdicts=False))
+    assert "no PR creation times" in lacks(figs["time_to_merge"])
+    assert "no reviews" in lacks(figs["time_to_first_review"])
+    assert lacks(figs["path_treemap"]) is None and "cloned/trainer/m4.py" in figs["path_treemap"].data[0].ids
