@@ -124,6 +124,33 @@ RISK_ROLES = frozenset(
 )  # a test exercising a lock is not a risky lock
 
 
+# Letters-only view of ASCII text: every non-letter becomes a space, so `.split()` gives the letter runs.
+_NON_ALPHA = str.maketrans({i: " " for i in range(128) if not chr(i).isalpha()})
+_ALPHA_RUN = re.compile(r"[A-Za-z]+")
+
+
+def _required_runs(needle: str, mode: str) -> tuple[str, ...] | None:
+    """Letter runs that must appear as whole runs wherever `needle` matches with its boundaries.
+
+    Modes i/w/f refuse a letter right before the needle, and i/w refuse one right after a needle that
+    ends in a letter or digit, so each letter run of the needle is then bounded by non-letters. None for
+    "s" (no boundary, e.g. "gc.collect" inside "xgc.collect").
+    """
+    if mode == "s":
+        return None
+    runs = _ALPHA_RUN.findall(needle)
+    if mode == "f" and needle[-1:].isalpha():
+        runs = runs[:-1]  # "f" checks only what comes before
+    return tuple(runs) or None
+
+
+# (theme, [(needle, mode, required letter runs, the needle is one letter run)]), computed once.
+_THEME_PLAN = [
+    (name, [(n, m, _required_runs(n, m), n.isascii() and n.isalpha()) for n, m in needles])
+    for name, (_label, needles, _words) in THEMES.items()
+]
+
+
 def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
     """`cat` holds the patches of RISK_ROLES files only."""
     text = cat.text
@@ -132,11 +159,21 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
     # Presence is tested on the added lines alone (about a third of a patch): fewer bytes per needle, and a
     # needle seen only in context lines never starts the line-by-line check.
     added = "\n".join(_ADDED.findall("\n" + text))
-    for name, (_label, needles, _words) in THEMES.items():
+    # ~70 needles x `in` over the added text cost more than the rest of the scan; one translate+split gives
+    # the set of letter runs, and a needle whose runs are not all there cannot match with its boundaries
+    # (ASCII only: outside it a non-letter character would not be split on).
+    runs = set(added.translate(_NON_ALPHA).split()) if added.isascii() else None
+    for name, needles in _THEME_PLAN:
         hits: list[Hit] = []
         seen: set[int] = set()
-        for needle, mode in needles:
-            if needle not in added:  # memory-speed scan; needles are >= 3 characters to keep it so
+        for needle, mode, req, one_run in needles:
+            if runs is not None and req is not None:
+                if one_run:
+                    if needle not in runs:
+                        continue
+                elif not all(r in runs for r in req) or needle not in added:
+                    continue
+            elif needle not in added:  # memory-speed scan; needles are >= 3 characters to keep it so
                 continue
             for start, line in added_lines_with(text, needle, word=False, limit=per_theme, max_scan=80):
                 pos = text.find(needle, start)
