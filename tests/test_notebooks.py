@@ -41,7 +41,11 @@ def test_notebook_runs_on_the_sample(path, sample_cache, tmp_path, monkeypatch):
     monkeypatch.delenv("WORKBENCH_MODEL", raising=False)
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        timeout=180,
+        startup_timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute(env=dict(os.environ))
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]

@@ -171,7 +171,7 @@ def test_mark_final_and_versions_list(cache, tmp_path):
     latest = app.store.latest_brief(REPO, 2)
     assert latest.is_final and latest.text == "final words"
     labels = [label for label, _ in app.w_versions.options]
-    assert labels[0].startswith("v2") and "final" in labels[0] and "human" in labels[0]
+    assert len(labels) == 1 and labels[0].startswith("v1") and "final" in labels[0] and "human" in labels[0]
     app.compare(1)
     assert "no differences" in app.w_textdiff.value
 
@@ -297,3 +297,20 @@ def test_llm_draft_cancel_leaves_editor_alone(cache, tmp_path, monkeypatch):
 def test_hostile_untrusted_pr_helper_is_hostile():
     rec = untrusted_pr()
     assert "<script>" in rec.title and rec.url.startswith("javascript:")
+
+
+def test_status_says_what_brief_is_loaded(cache, tmp_path):
+    app = open_app(cache, tmp_path, number=2, autosave_delay=30)
+    assert "no brief yet" in app.status_text
+    app.text = "words"
+    app.b_final.click()
+    app.next()
+    app.prev()
+    assert app.status_text == "#2 · brief v1 (human, final)"
+
+
+def test_keys_widget_is_offline_and_suppresses_jupyterlab_shortcuts():
+    from workbench.ui.keys import _ESM
+
+    assert "data-lm-suppress-shortcuts" in _ESM and "stopPropagation" in _ESM
+    assert "http://" not in _ESM and "https://" not in _ESM and "import " not in _ESM  # no CDN, no imports

@@ -504,7 +504,7 @@ class ReviewApp:
         if self.analysis_note:
             self._status(self.analysis_note, "warn")
         else:
-            self._status(f"#{number} loaded")
+            self._status(f"#{number} · {self._brief_state()}")
 
     def _file_diffs(self, record) -> LazyFiles:
         diff, why = _optional("workbench.diff")
@@ -623,6 +623,16 @@ class ReviewApp:
         self._set_editor(self._loaded_text)
         self._refresh_versions()
         self.w_editor.disabled = self.record is None
+
+    def _brief_state(self) -> str:
+        if self._loaded_version is None:
+            return "no brief yet: press Draft (offline) or start writing"
+        final = (
+            ", final"
+            if self._versions.get(self._loaded_version) and self._versions[self._loaded_version].is_final
+            else ""
+        )
+        return f"brief v{self._loaded_version} ({self._loaded_source or '?'}{final})"
 
     def _refresh_versions(self) -> None:
         versions = self.store.brief_versions(self.repo, self.record.number) if self.record is not None else []
@@ -746,7 +756,7 @@ class ReviewApp:
 
     @guarded
     def mark_final(self) -> int | None:
-        self.autosaver.flush()
+        self.autosaver.cancel()  # the pending edit goes into the final version itself, not a version before it
         source = "human" if self._loaded_source not in MACHINE_SOURCES else self._loaded_source
         v = self._save(self.w_editor.value, source=source, is_final=True)
         return v
