@@ -107,7 +107,17 @@ def _drive(page, lab, dialogs):
     header = app.locator(".wb-header")
     sync_api.expect(header).to_contain_text("<script>window.__xss=1", timeout=TIMEOUT)
     sync_api.expect(app.locator(".wb-diff").first).to_be_visible(timeout=TIMEOUT)  # first file auto-opened
+    # Render the hostile text everywhere it can show: a draft in the editor and preview, the second file,
+    # the heuristics tab (evidence quotes the title and patch).
+    app.get_by_role("button", name="Draft (offline)").click()
+    sync_api.expect(app.locator(".wb-preview")).to_contain_text("<script>", timeout=TIMEOUT)
+    app.locator(".lm-AccordionPanel-title, .jupyter-widget-Collapse-header, .p-Collapse-header").nth(
+        1
+    ).click()
+    app.get_by_role("tab", name="Heuristics").click()
+    sync_api.expect(app.locator(".wb-verdict")).to_be_visible(timeout=TIMEOUT)
     page.wait_for_timeout(500)
+    app.get_by_role("tab", name="Brief").click()
     assert page.evaluate("() => window.__xss === undefined"), "an injected script or handler ran"
     assert page.locator(".wb-app img[src='x']").count() == 0
     assert page.locator(".wb-app script").count() == 0
