@@ -314,3 +314,29 @@ def test_keys_widget_is_offline_and_suppresses_jupyterlab_shortcuts():
 
     assert "data-lm-suppress-shortcuts" in _ESM and "stopPropagation" in _ESM
     assert "http://" not in _ESM and "https://" not in _ESM and "import " not in _ESM  # no CDN, no imports
+
+
+def test_unknown_repo_is_reported_and_the_app_still_opens(cache, tmp_path):
+    app = ReviewApp.open(cache, "nobody/nothing", exports=tmp_path / "exports")
+    assert app.repo == REPO and app.record is not None
+    assert "nobody/nothing is not in the cache" in (app.last_error or "")
+
+
+def test_missing_analysis_and_diff_modules_degrade_clearly(cache, tmp_path, monkeypatch):
+    import workbench.ui.app as app_mod
+
+    real = app_mod._optional
+
+    def without(name):
+        if name in ("workbench.heuristics", "workbench.diff"):
+            return None, f"{name} unavailable (not installed)"
+        return real(name)
+
+    monkeypatch.setattr(app_mod, "_optional", without)
+    app = open_app(cache, tmp_path, number=7)
+    assert "heuristics unavailable" in app.status_text and "heuristics unavailable" in app.w_heur.value
+    assert "raw patch" in app._pool[0].value and "&lt;script&gt;" in app._pool[0].value
+    assert not live_markup(app._pool[0].value)
+    app.text = "still writable"
+    app.flush()
+    assert app.store.latest_brief(REPO, 7).text == "still writable"

@@ -873,9 +873,9 @@ class ReviewApp:
         )
         if fn is None:
             raise WorkbenchError(f"offline drafter unavailable: {why}")
-        if self.analysis is None:
-            raise WorkbenchError(f"cannot draft without the heuristics: {self.analysis_note}")
-        brief = fn(self.record, self.analysis, self.lang)
+        brief = fn(
+            self.record, self.analysis, self.lang
+        )  # without heuristics the drafter uses the PR text alone
         return self._take_draft(self._render_brief(brief), "offline", brief.to_dict(), {"drafter": "offline"})
 
     @guarded
@@ -886,8 +886,8 @@ class ReviewApp:
             raise WorkbenchError(f"LLM drafting is off: {settings.why_not()}")
         if self._llm_thread is not None and self._llm_thread.is_alive():
             raise WorkbenchError("a draft is already streaming: cancel it first")
-        if self.record is None or self.analysis is None:
-            raise WorkbenchError("nothing to draft: no PR or no heuristics")
+        if self.record is None:
+            raise WorkbenchError("nothing to draft: no PR selected")
         llm_mod, why = _optional("workbench.drafting.llm")
         drafter_cls = getattr(llm_mod, "LLMDrafter", None)
         if drafter_cls is None:
