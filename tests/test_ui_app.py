@@ -340,3 +340,20 @@ def test_missing_analysis_and_diff_modules_degrade_clearly(cache, tmp_path, monk
     app.text = "still writable"
     app.flush()
     assert app.store.latest_brief(REPO, 7).text == "still writable"
+
+
+def test_failed_save_keeps_the_reader_on_the_pr(cache, tmp_path, monkeypatch):
+    app = open_app(cache, tmp_path, number=2, autosave_delay=30)
+    real = app.store.save_brief
+
+    def broken(*a, **kw):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(app.store, "save_brief", broken)
+    app.text = "precious"
+    app.b_next.click()
+    assert app.record.number == 2 and app.text == "precious"
+    assert app.status_kind == "err" and "disk full" in app.status_text
+    monkeypatch.setattr(app.store, "save_brief", real)
+    app.b_next.click()  # the retry succeeds, then we move on
+    assert app.record.number == 1 and app.store.latest_brief(REPO, 2).text == "precious"

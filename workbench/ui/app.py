@@ -348,7 +348,7 @@ class ReviewApp:
     def _on_repo(self, change) -> None:
         if self._syncing_widgets or not change["new"] or change["new"] == self.repo:
             return
-        self.autosaver.flush()
+        self._ensure_saved()
         self.repo = change["new"]
         self._open_repo(None)
 
@@ -379,7 +379,7 @@ class ReviewApp:
     @guarded
     def apply_filters(self, number: int | None = None, **changes) -> list[int]:
         """Re-read the filter widgets (or keyword overrides: state=, since=, verdict=, briefed=...) and rebuild the queue."""
-        self.autosaver.flush()
+        self._ensure_saved()
         for name, value in changes.items():
             getattr(self, f"w_{name}").value = value if value is not None else ""
         f = QueueFilters(
@@ -410,7 +410,7 @@ class ReviewApp:
 
     @guarded
     def next(self) -> int | None:
-        self.autosaver.flush()
+        self._ensure_saved()
         before = self.queue.current
         n = self.queue.next()
         if n is not None and n != before:
@@ -421,7 +421,7 @@ class ReviewApp:
 
     @guarded
     def prev(self) -> int | None:
-        self.autosaver.flush()
+        self._ensure_saved()
         before = self.queue.current
         n = self.queue.prev()
         if n is not None and n != before:
@@ -432,7 +432,7 @@ class ReviewApp:
 
     @guarded
     def go(self, number: int) -> int | None:
-        self.autosaver.flush()
+        self._ensure_saved()
         number = int(number)
         if number not in self.queue.numbers and self.repo:
             self.store.pr(self.repo, number)  # raises a clear "not in the cache" error
@@ -666,9 +666,21 @@ class ReviewApp:
         try:
             self._save(self.w_editor.value, source="human")
         except Exception as err:  # noqa: BLE001 - runs on the timer thread: report, never raise
+            self.autosaver._pending = (
+                True  # still unsaved: the next flush retries, and navigation waits for it
+            )
             self._report_error(
                 f"autosave failed: {type(err).__name__}: {err} (your text is still in the editor)",
                 traceback.format_exc(),
+            )
+
+    def _ensure_saved(self) -> None:
+        """Flush the pending edit; refuse to leave the PR if it could not be saved."""
+        self.autosaver.flush()
+        if self.autosaver.pending:
+            raise WorkbenchError(
+                f"your edit could not be saved ({self.last_error}); staying on this PR so nothing is lost — "
+                "copy the text somewhere safe or try again"
             )
 
     def _brief_dict(self, text: str) -> dict | None:
@@ -977,7 +989,7 @@ class ReviewApp:
     def export_pr(self) -> Path | None:
         if self.record is None:
             raise WorkbenchError("no PR selected")
-        self.autosaver.flush()
+        self._ensure_saved()
         export, why = _optional("workbench.export")
         if export is None:
             raise WorkbenchError(f"export unavailable: {why}")
@@ -993,7 +1005,7 @@ class ReviewApp:
     def export_digest(self) -> Path | None:
         if not self.queue.numbers:
             raise WorkbenchError("the queue is empty: nothing to export")
-        self.autosaver.flush()
+        self._ensure_saved()
         export, why = _optional("workbench.export")
         if export is None:
             raise WorkbenchError(f"export unavailable: {why}")
