@@ -144,3 +144,13 @@ def test_minified_line_is_capped():
         }
     )
     assert len(diffview.render_file(fd).html) < 10_000
+
+
+def test_show_all_stops_at_max_all():
+    n = diffview.MAX_ALL + 100
+    patch = f"@@ -0,0 +1,{n} @@\n" + "\n".join(f"+v{i} = {i}" for i in range(n))
+    fd = parse_file(
+        {"filename": "huge.py", "status": "added", "additions": n, "deletions": 0, "patch": patch}
+    )
+    out = diffview.render_file(fd, limit=None)
+    assert out.shown == diffview.MAX_ALL and "the rest is on GitHub" in out.html

@@ -198,7 +198,11 @@ class ReviewApp:
         self.w_since = w.Text(placeholder="2026-01-31 or 7d", layout=lay(width="130px"))
         self.w_verdict = w.Dropdown(options=VERDICTS, description="Verdict", layout=lay(width="170px"))
         self.w_briefed = w.Dropdown(options=BRIEFED, description="Brief", layout=lay(width="190px"))
-        self.b_apply = w.Button(description="Apply filters", icon="filter")
+        self.b_apply = w.Button(
+            description="Apply filters",
+            icon="filter",
+            tooltip="rebuild the queue (also picks up a sync's new PRs)",
+        )
         self.b_prev = w.Button(description="Prev", icon="arrow-left", tooltip="previous PR (k)")
         self.b_next = w.Button(description="Next", icon="arrow-right", tooltip="next PR (j)")
         self.w_pos = w.Label("0 / 0", layout=lay(min_width="70px"))
@@ -396,6 +400,8 @@ class ReviewApp:
             self.queue = Queue()
             self._show_empty("the cache has no PRs: run `workbench sample` or `workbench sync OWNER/REPO`")
             return []
+        self._analyses.clear()  # Apply also refreshes after a sync: PRs may have changed
+        self._known = self.store.known_prs(self.repo)
         prs = self.store.prs(self.repo)
         briefs = self.store.briefs(self.repo) if f.briefed != "any" else None
         verdicts = self._verdicts([int(n) for n in prs["number"]]) if f.needs_verdicts else None
@@ -578,7 +584,7 @@ class ReviewApp:
             self._pool[slot].value = out.html
             self._rendered[slot] = limit
         self.b_show_all.description = f"Show all {out.total} lines"
-        self.b_show_all.layout.display = "" if out.cut else "none"
+        self.b_show_all.layout.display = "" if out.cut and limit is not None else "none"
         return out
 
     @guarded

@@ -23,6 +23,7 @@ from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
 LIMIT = 400  # lines shown before "show all"
+MAX_ALL = 5000  # "show all" stops here: beyond it a browser tab struggles; GitHub has the rest
 MAX_LINE = 1000  # characters per line: a minified bundle must not freeze the browser
 ROLE_COLORS = {
     "code": "#0b6e4f",
@@ -138,7 +139,7 @@ def count_lines(fd: Any) -> int:
 
 
 def render_file(fd: Any, *, limit: int | None = LIMIT) -> RenderedFile:
-    """The HTML for one `workbench.diff.FileDiff`. `limit=None` renders every line."""
+    """The HTML for one `workbench.diff.FileDiff`. `limit=None` renders every line, up to MAX_ALL."""
     notes = "".join(f'<div class="wb-note">{html.escape(n)}</div>' for n in status_notes(fd))
     hunks = list(getattr(fd, "hunks", []) or [])
     total = count_lines(fd)
@@ -148,7 +149,7 @@ def render_file(fd: Any, *, limit: int | None = LIMIT) -> RenderedFile:
         return RenderedFile(notes, 0, total)
     # Pick the visible rows first (hunk headers count as rows), then highlight only those.
     rows: list[tuple[str, Any]] = []
-    budget = total if limit is None else limit
+    budget = min(total, MAX_ALL) if limit is None else limit
     for h in hunks:
         if len(rows) >= budget:
             break
@@ -182,9 +183,8 @@ def render_file(fd: Any, *, limit: int | None = LIMIT) -> RenderedFile:
     out.append("</table>")
     shown = len(rows)
     if shown < total:
-        out.append(
-            f'<div class="wb-note">showing {shown} of {total} lines: press "Show all lines" below</div>'
-        )
+        hint = 'press "Show all lines" below' if shown < min(total, MAX_ALL) else "the rest is on GitHub"
+        out.append(f'<div class="wb-note">showing {shown} of {total} lines: {html.escape(hint)}</div>')
     return RenderedFile("".join(out), shown, total)
 
 
