@@ -38,7 +38,9 @@ def _date(value: Any) -> str:
 def header_html(record: Any) -> str:
     pr = record.pr
     tags = parse_title(record.title).tags
-    labels = [x for x in record.labels if x]
+    labels = [
+        x for x in record.labels if x and x.lower() not in tags
+    ]  # a label repeating a title tag adds nothing
     chips = "".join(f'<span class="wb-chip">{e(t)}</span>' for t in tags) + "".join(
         f'<span class="wb-chip wb-label">{e(t)}</span>' for t in labels
     )
