@@ -322,6 +322,7 @@ def run_cli(args: Any) -> int:
     """`workbench analyze OWNER/REPO [--since] [--number ...] [--format table|csv|json]`."""
     import json
 
+    from .analysis_memo import AnalysisMemo
     from .config import WorkbenchError
     from .store import Store
 
@@ -344,9 +345,15 @@ def run_cli(args: Any) -> int:
             from tqdm import tqdm
 
             it = tqdm(it, total=len(numbers), desc=f"analyze {repo}", unit="PR", file=sys.stderr)
-        df = analysis_frame(analyze(r, conventions=conv, known_prs=known) for r in it)
+        # Unchanged PRs come from the memo beside the cache (see analysis_memo.py); analysis stays pure.
+        memo = AnalysisMemo.for_repo(repo, conv, getattr(args, "cache", None))
+        df = analysis_frame(memo.analyze(r, known_prs=known) for r in it)
     finally:
         store.close()
+    try:
+        memo.save()
+    except OSError as e:  # a read-only cache still answers; the next run analyses again
+        print(f"note: analysis memo not saved ({e})", file=sys.stderr)
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
         print(json.dumps(df.to_dict(orient="records"), ensure_ascii=False, indent=1, default=str))

@@ -1,0 +1,218 @@
+"""The analysis memo: a fingerprint of every analysis input, hits equal to fresh analyses, a file that
+survives a process and is dropped when foreign, and the `workbench analyze` CLI reusing it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+
+import pytest
+from heuristics_helpers import file, hunk, record, user
+
+from workbench import analysis_memo
+from workbench.analysis_memo import AnalysisMemo, analysis_fingerprint, memo_path
+from workbench.cli import main
+from workbench.conventions import load_conventions
+from workbench.heuristics import analyze
+from workbench.store import Store
+
+REPO = "example-org/minirl"
+
+
+def rich_record(number: int = 7):
+    return record(
+        [
+            file(
+                "pkg/sync.py",
+                hunk(
+                    10,
+                    ["+    with self._lock:", "+        del buf", "+    # TODO: retry"],
+                    section="def send(self):",
+                ),
+            ),
+            file("tests/test_sync.py", hunk(1, ["+def test_send():", "+    assert True"])),
+            {"filename": "docs/big.md", "additions": 40, "deletions": 2, "patch": None},
+        ],
+        title="[rollout] fix: race in send",
+        body="Root cause: the ack comes late. Fixes #2, follow-up to #3, see "
+        f"https://github.com/{REPO}/pull/4 and https://github.com/other/repo/pull/5",
+        number=number,
+        reviews=[{"id": 21, "user": user("bob"), "state": "CHANGES_REQUESTED", "body": "please add a test"}],
+        review_comments=[
+            {"id": 1, "user": user("bob"), "path": "pkg/sync.py", "line": 11, "body": "why del?"},
+        ],
+        issue_comments=[{"id": 31, "user": user("alice"), "body": "I will add the retry in a follow-up PR"}],
+    )
+
+
+# ---- the fingerprint ------------------------------------------------------------------------------------
+
+
+def _changed(mutate) -> bool:
+    conv = load_conventions(REPO)
+    a, b = rich_record(), rich_record()
+    mutate(b)
+    return analysis_fingerprint(a, conv) != analysis_fingerprint(b, conv)
+
+
+@pytest.mark.parametrize(
+    "what, mutate",
+    [
+        ("title", lambda r: r.pr.__setitem__("title", "[rollout] fix: race in recv")),
+        ("body", lambda r: r.pr.__setitem__("body", r.pr["body"] + " More.")),
+        ("author", lambda r: r.pr.__setitem__("user", user("carol"))),
+        ("updated_at", lambda r: r.pr.__setitem__("updated_at", "2026-02-01T00:00:00Z")),
+        ("head sha", lambda r: r.pr.__setitem__("head", {"sha": "abc"})),
+        (
+            "a patch, same length",
+            lambda r: r.files[0].__setitem__("patch", r.files[0]["patch"].replace("buf", "bug")),
+        ),
+        ("a file's counts", lambda r: r.files[2].__setitem__("additions", 41)),
+        ("a file's status", lambda r: r.files[0].__setitem__("status", "renamed")),
+        ("a file added", lambda r: r.files.append({"filename": "x.py", "additions": 1})),
+        ("a review state", lambda r: r.reviews[0].__setitem__("state", "APPROVED")),
+        ("a thread resolved", lambda r: r.review_comments[0].__setitem__("thread_resolved", False)),
+        ("a comment", lambda r: r.issue_comments.append({"user": user("dan"), "body": "see #9"})),
+        ("truncation", lambda r: setattr(r, "files_truncated", True)),
+    ],
+)
+def test_fingerprint_changes_with_every_input(what, mutate):
+    assert _changed(mutate), what
+
+
+def test_fingerprint_is_stable_and_ignores_what_analysis_does_not_read():
+    conv = load_conventions(REPO)
+    a = rich_record()
+    fp = analysis_fingerprint(a, conv)
+    assert fp == analysis_fingerprint(copy.deepcopy(a), load_conventions(REPO))  # a fresh conventions object
+    assert len(fp) == 32 and int(fp, 16) >= 0
+    b = copy.deepcopy(a)
+    b.commits.append({"sha": "x"})  # analysis reads no commit list
+    b.field_sources["body"] = "git"
+    assert analysis_fingerprint(b, conv) == fp
+
+
+def test_fingerprint_follows_conventions_and_heuristics_version(tmp_path, monkeypatch):
+    rec = rich_record()
+    p = tmp_path / "strict.toml"
+    p.write_text("[thresholds]\ndeep_score = 0.5\n")
+    assert analysis_fingerprint(rec, load_conventions(REPO)) != analysis_fingerprint(
+        rec, load_conventions(None, p)
+    )
+    before = analysis_fingerprint(rec, load_conventions(REPO))
+    monkeypatch.setattr(analysis_memo, "_version", "another-heuristics-version")
+    assert analysis_fingerprint(rec, load_conventions(REPO)) != before
+
+
+def test_heuristics_version_covers_the_analysis_sources():
+    v = analysis_memo.heuristics_version()
+    assert len(v) == 24 and v == analysis_memo.heuristics_version()
+    assert (
+        "signals.py" in analysis_memo._ANALYSIS_MODULES and "heuristics.py" in analysis_memo._ANALYSIS_MODULES
+    )
+
+
+# ---- the memo ----------------------------------------------------------------------------------------------
+
+
+def test_hit_equals_fresh_analysis_and_refreshes_cross_refs(tmp_path):
+    conv = load_conventions(REPO)
+    rec = rich_record()
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    first = memo.analyze(rec, known_prs={})  # remembered while no referenced PR was known
+    assert (memo.hits, memo.misses) == (0, 1)
+    assert all(r.title is None for r in first.cross_refs)
+    known = {
+        2: ("the bug", "merged"),
+        3: ("first part", "open"),
+        4: ("by URL", "closed"),
+        5: ("other repo", "open"),
+    }
+    hit = memo.analyze(rec, known_prs=known)
+    assert (memo.hits, memo.misses) == (1, 1)
+    assert hit.to_dict() == analyze(rec, conventions=conv, known_prs=known).to_dict()
+    titles = {r.number: r.title for r in hit.cross_refs}
+    assert titles[2] == "the bug" and titles[4] == "by URL" and titles[5] is None  # another repo's #5
+    hit.verdict = "mutated"  # each hit is a fresh copy: callers cannot spoil the memo
+    assert memo.analyze(rec, known_prs=known).verdict != "mutated"
+
+
+def test_changed_record_is_analysed_again(tmp_path):
+    conv = load_conventions(REPO)
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    rec = rich_record()
+    memo.analyze(rec)
+    rec.files[:] = [file("docs/guide.md", hunk(1, ["+# Guide", "+Read me."]))]
+    again = memo.analyze(rec)
+    assert (memo.hits, memo.misses) == (0, 2)
+    assert again.to_dict() == analyze(rec, conventions=conv).to_dict() and again.verdict == "skim"
+    assert len(memo.entries) == 1  # one entry per PR number: a stale version is replaced, not kept
+
+
+def test_file_round_trip_and_bad_files(tmp_path, monkeypatch):
+    conv = load_conventions(REPO)
+    path = tmp_path / "sub" / "m.pickle"
+    with AnalysisMemo(path, conv) as memo:
+        memo.analyze(rich_record(7))
+        memo.analyze(rich_record(8))
+    assert path.is_file() and not list(path.parent.glob(".memo-*"))  # no temp file left behind
+    again = AnalysisMemo(path, conv)
+    a = again.analyze(rich_record(8))
+    assert (again.hits, again.misses) == (1, 0) and a.number == 8
+    mtime = path.stat().st_mtime_ns
+    again.save()  # nothing changed: nothing written
+    assert path.stat().st_mtime_ns == mtime
+
+    path.write_bytes(b"not a pickle")
+    assert AnalysisMemo(path, conv).entries == {}
+    path.write_bytes(pickle.dumps(("someone-else", analysis_memo.heuristics_version(), {7: ("x", b"")})))
+    assert AnalysisMemo(path, conv).entries == {}
+    with AnalysisMemo(path, conv) as memo:
+        memo.analyze(rich_record(7))
+    monkeypatch.setattr(analysis_memo, "_version", "newer-heuristics")
+    stale = AnalysisMemo(path, conv)
+    assert stale.entries == {}  # written by other heuristics: dropped whole
+    stale.analyze(rich_record(7))
+    assert stale.misses == 1
+
+
+# ---- the CLI ----------------------------------------------------------------------------------------------
+
+
+def test_cli_analyze_reuses_the_memo(tmp_path, capsys):
+    store = Store(tmp_path)
+    pk = store.upsert_repo(REPO, 1)
+    rec = rich_record(3)
+    rec.pr["updated_at"] = "2026-01-03T00:00:00Z"
+    store.write_pr(pk, rec)
+    store.close()
+
+    def run():
+        assert main(["--cache", str(tmp_path), "analyze", REPO, "--format", "json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    first = run()
+    path = memo_path(REPO, tmp_path)
+    assert path.is_file()
+    with open(path, "rb") as fh:
+        _magic, _version, entries = pickle.load(fh)
+    assert set(entries) == {3}
+    second = run()
+    assert second == first and second[0]["verdict"] in ("deep", "skim", "skip")
+    # a changed PR in the cache is analysed again, not served stale
+    store = Store(tmp_path)
+    rec.files = [file("docs/guide.md", hunk(1, ["+# Guide", "+Read me."]))]
+    rec.pr["updated_at"] = "2026-01-04T00:00:00Z"
+    store.write_pr(store.repo_pk(REPO), rec)
+    cached = store.pr(REPO, 3)
+    store.close()
+    third = run()
+    fresh = analyze(
+        cached, conventions=load_conventions(REPO, cache=tmp_path), known_prs={3: (rec.title, "open")}
+    )
+    assert "docs/guide.md" in third[0]["key_files"] and third != first
+    assert third[0]["key_files"] == [k.filename for k in fresh.key_files]
+    assert third[0]["verdict"] == fresh.verdict and third[0]["flags"][: len(fresh.signals)] == [
+        s.name for s in fresh.signals
+    ]

@@ -1,0 +1,288 @@
+"""A memo of analyses, so re-analysing an unchanged PR costs about as much as decoding it.
+
+Analysis itself stays pure (`heuristics.analyze`); only orchestration (the `workbench analyze` CLI, and
+the UI and trends when they adopt it) keeps this memo, one file per repository beside the SQLite cache:
+`<cache>/analysis-memo/<owner>-<repo>.pickle`, holding {PR number: (fingerprint, pickled Analysis)}.
+
+The fingerprint covers every input `analyze` reads (title, body, author, file list with patch digests,
+comments, reviews, review comments, truncation flags), plus head sha and updated_at, the conventions'
+content, and the heuristics version (a constant plus a digest of the analysis modules' source, so any
+code change invalidates old entries without anyone remembering to bump it). `known_prs` is the one input
+left out: it only fills cross-references' titles and states, which are re-resolved on every hit.
+
+The memo is only a cache: an unreadable, foreign or stale file is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import sys
+import tempfile
+import weakref
+import zlib
+from pathlib import Path
+from typing import Any
+
+from .analysis import Analysis
+from .conventions import Conventions, default_conventions
+from .records import PRRecord
+
+# Bump by hand for a change in meaning the source digest would not see (e.g. a data file the heuristics read).
+HEURISTICS_VERSION = "1"
+_ANALYSIS_MODULES = (
+    "analysis.py",
+    "conventions.py",
+    "titles.py",
+    "diff.py",
+    "patchscan.py",
+    "signals.py",
+    "describe.py",
+    "conclusions.py",
+    "heuristics.py",
+)
+_MAGIC = "workbench-analysis-memo/1"
+_version: str | None = None
+
+
+def heuristics_version() -> str:
+    """HEURISTICS_VERSION + Python minor version + pygments version + digest of the analysis modules."""
+    global _version
+    if _version is None:
+        h = hashlib.blake2b(digest_size=12)
+        h.update(f"{HEURISTICS_VERSION}|py{sys.version_info[0]}.{sys.version_info[1]}|".encode())
+        try:
+            import pygments
+
+            h.update(f"pygments {pygments.__version__}|".encode())  # lexer names decide languages/roles
+        except ImportError:
+            h.update(b"no pygments|")
+        here = Path(__file__).resolve().parent
+        for name in _ANALYSIS_MODULES:
+            try:
+                h.update((here / name).read_bytes())
+            except OSError:  # a zipped or stripped install: fall back on the constant alone
+                h.update(name.encode())
+        _version = h.hexdigest()
+    return _version
+
+
+# Conventions are plain mutable dataclasses; their digest is computed once per object (treat loaded
+# conventions as read-only: the CLI, UI and trends load them once per run).
+_CONV_VERSIONS: dict[int, tuple[weakref.ref, str]] = {}
+_CONV_FIELDS = (
+    "repo",
+    "lang",
+    "title_style",
+    "areas",
+    "audiences",
+    "bots",
+    "weights",
+    "thresholds",
+    "minutes",
+    "drop_headings",
+    "drop_phrases",
+    "tag_aliases",
+)
+
+
+def conventions_version(conv: Conventions) -> str:
+    hit = _CONV_VERSIONS.get(id(conv))
+    if hit is not None and hit[0]() is conv:
+        return hit[1]
+    data = {k: getattr(conv, k, None) for k in _CONV_FIELDS}
+    digest = hashlib.blake2b(
+        json.dumps(data, sort_keys=True, default=str, ensure_ascii=False).encode(), digest_size=12
+    ).hexdigest()
+    if len(_CONV_VERSIONS) > 1000:  # ids of collected objects are reused: drop the dead ones
+        for k in [k for k, (ref, _v) in _CONV_VERSIONS.items() if ref() is None]:
+            del _CONV_VERSIONS[k]
+    _CONV_VERSIONS[id(conv)] = (weakref.ref(conv), digest)
+    return digest
+
+
+def _login(obj: Any) -> str:
+    if not isinstance(obj, dict):
+        return ""
+    user = obj.get("user")
+    if isinstance(user, dict):
+        return str(user.get("login") or "")
+    return str(obj.get("author") or "")
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else "" if v is None else str(v)
+
+
+def analysis_fingerprint(record: PRRecord, conventions: Conventions | None = None) -> str:
+    """A digest of everything `analyze(record, conventions=...)` reads, plus the heuristics version.
+
+    Pure: the same record and conventions give the same fingerprint in any process. The texts (title,
+    body, patches, comments) go through one CRC-32 pass at C speed, their lengths and every small field
+    through BLAKE2b: two versions of one PR collide only if they keep every length and a 1-in-2**32 CRC.
+    """
+    conv = conventions or default_conventions(record.repo)
+    pr = record.pr if isinstance(record.pr, dict) else {}
+    head = pr.get("head")
+    files = record.files or []
+    texts = [_text(pr.get("title")), _text(pr.get("body"))]
+    meta: list[str] = [
+        heuristics_version(),
+        conventions_version(conv),
+        str(record.repo),
+        str(record.number),
+        str(pr.get("updated_at") or ""),
+        str(head.get("sha") or "") if isinstance(head, dict) else "",
+        _login(pr),
+        f"{int(bool(record.files_truncated))}{int(bool(record.commits_truncated))}{len(files)}",
+    ]
+    for f in files:
+        if not isinstance(f, dict):
+            meta.append(repr(f))
+            continue
+        patch = _text(f.get("patch"))
+        texts.append(patch)
+        meta.append(
+            f"{f.get('filename')}\x1f{f.get('previous_filename')}\x1f{f.get('status')}\x1f"
+            f"{f.get('additions')}\x1f{f.get('deletions')}\x1f{f.get('binary')}\x1f{f.get('patch_status')}\x1f"
+            f"{len(patch)}"
+        )
+    for c in record.issue_comments or []:
+        body = _text(c.get("body")) if isinstance(c, dict) else _text(c)
+        texts.append(body)
+        meta.append(f"i\x1f{_login(c)}\x1f{len(body)}")
+    for r in record.reviews or []:
+        if isinstance(r, dict):
+            body = _text(r.get("body"))
+            texts.append(body)
+            meta.append(f"r\x1f{_login(r)}\x1f{r.get('state')}\x1f{len(body)}")
+    for c in record.review_comments or []:
+        if isinstance(c, dict):
+            body = _text(c.get("body"))
+            texts.append(body)
+            meta.append(
+                f"c\x1f{_login(c)}\x1f{c.get('id')}\x1f{c.get('in_reply_to_id')}\x1f{c.get('thread_resolved')}"
+                f"\x1f{c.get('path')}\x1f{c.get('line')}\x1f{c.get('original_line')}\x1f{len(body)}"
+            )
+    blob = "\x1e".join(texts).encode("utf-8", "surrogatepass")
+    meta.append(f"{len(texts[0])}\x1f{len(texts[1])}\x1f{len(blob)}\x1f{zlib.crc32(blob):x}")
+    return hashlib.blake2b("\x1e".join(meta).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def refresh_cross_refs(analysis: Analysis, repo: str, known_prs: dict | None) -> Analysis:
+    """Titles and states of referenced PRs of this repository from the current `known_prs`, exactly as
+    `analyze` fills them (a same-repository reference has no URL or a URL into this repository)."""
+    own = (repo or "").lower()
+    known = known_prs or {}
+    for ref in analysis.cross_refs:
+        if ref.url:
+            bits = ref.url.split("/")
+            if len(bits) < 5 or f"{bits[3]}/{bits[4]}".lower() != own:
+                continue
+        ref.title, ref.state = known.get(ref.number, (None, None))
+    return analysis
+
+
+def memo_path(repo: str, cache: Any = None) -> Path:
+    from .config import db_path
+
+    slug = repo.replace("/", "-")
+    return db_path(cache).parent / "analysis-memo" / f"{slug}.pickle"
+
+
+class AnalysisMemo:
+    """{PR number: (fingerprint, pickled Analysis)} for one repository and one set of conventions.
+
+    memo = AnalysisMemo.for_repo(repo, conv, cache)   # reads the file once
+    a = memo.analyze(record, known_prs=known)         # a hit unpickles a fresh copy; a miss analyses
+    memo.save()                                       # writes only when something changed
+    """
+
+    def __init__(self, path: str | os.PathLike | None, conventions: Conventions | None = None):
+        self.path = Path(path) if path is not None else None
+        self.conventions = conventions
+        self.entries: dict[int, tuple[str, bytes]] = {}
+        self.hits = self.misses = 0
+        self._dirty = False
+        if self.path is not None and self.path.is_file():
+            self._load()
+
+    @classmethod
+    def for_repo(cls, repo: str, conventions: Conventions | None = None, cache: Any = None) -> AnalysisMemo:
+        return cls(memo_path(repo, cache), conventions)
+
+    def _load(self) -> None:
+        try:
+            # Our own file in the user's cache directory, written by `save` below (the cache is trusted
+            # as much as the SQLite file beside it); anything unexpected is dropped, never half-used.
+            with open(self.path, "rb") as fh:
+                magic, version, entries = pickle.load(fh)
+            if magic == _MAGIC and version == heuristics_version() and isinstance(entries, dict):
+                self.entries = entries
+        except Exception:  # noqa: BLE001 - a corrupt or foreign memo is only a cold start
+            self.entries = {}
+
+    def get(self, record: PRRecord, fingerprint: str | None = None) -> Analysis | None:
+        entry = self.entries.get(record.number)
+        if entry is None:
+            return None
+        fp = fingerprint or analysis_fingerprint(record, self.conventions)
+        if entry[0] != fp:
+            return None
+        try:
+            return pickle.loads(entry[1])
+        except Exception:  # noqa: BLE001
+            return None
+
+    def put(self, record: PRRecord, analysis: Analysis, fingerprint: str | None = None) -> None:
+        fp = fingerprint or analysis_fingerprint(record, self.conventions)
+        self.entries[record.number] = (fp, pickle.dumps(analysis, protocol=pickle.HIGHEST_PROTOCOL))
+        self._dirty = True
+
+    def analyze(self, record: PRRecord, *, known_prs: dict | None = None) -> Analysis:
+        from .heuristics import analyze
+
+        fp = analysis_fingerprint(record, self.conventions)
+        a = self.get(record, fp)
+        if a is not None:
+            self.hits += 1
+            return refresh_cross_refs(a, record.repo, known_prs)
+        self.misses += 1
+        a = analyze(record, conventions=self.conventions, known_prs=known_prs)
+        self.put(record, a, fp)
+        return a
+
+    def save(self) -> None:
+        if not self._dirty or self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".memo-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(
+                    (_MAGIC, heuristics_version(), self.entries), fh, protocol=pickle.HIGHEST_PROTOCOL
+                )
+            os.replace(tmp, self.path)  # atomic: a reader sees the old or the new memo, never half
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        self._dirty = False
+
+    def __enter__(self) -> AnalysisMemo:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.save()
+
+
+__all__ = [
+    "HEURISTICS_VERSION",
+    "AnalysisMemo",
+    "analysis_fingerprint",
+    "conventions_version",
+    "heuristics_version",
+    "memo_path",
+    "refresh_cross_refs",
+]
