@@ -135,8 +135,10 @@ def _lexer_index() -> tuple[frozenset[str], list[tuple[str, str, str]]]:
     return _LEXER_INDEX
 
 
+@lru_cache(maxsize=65536)
 def language_of(filename: str) -> str | None:
-    """Pygments' lexer name for a file name, or None when it has none (cached per extension)."""
+    """Pygments' lexer name for a file name, or None when it has none (cached per extension, and per
+    file name: a cache's PRs touch the same files again and again)."""
     name = (filename or "").rsplit("/", 1)[-1]
     try:
         exact, rows = _lexer_index()

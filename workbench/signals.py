@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .analysis import Evidence, Signal
 from .conventions import Conventions
@@ -129,7 +130,7 @@ _NON_ALPHA = str.maketrans({i: " " for i in range(128) if not chr(i).isalpha()})
 _ALPHA_RUN = re.compile(r"[A-Za-z]+")
 
 
-def _required_runs(needle: str, mode: str) -> tuple[str, ...] | None:
+def _required_runs(needle: str, mode: str) -> frozenset[str] | None:
     """Letter runs that must appear as whole runs wherever `needle` matches with its boundaries.
 
     Modes i/w/f refuse a letter right before the needle, and i/w refuse one right after a needle that
@@ -141,7 +142,7 @@ def _required_runs(needle: str, mode: str) -> tuple[str, ...] | None:
     runs = _ALPHA_RUN.findall(needle)
     if mode == "f" and needle[-1:].isalpha():
         runs = runs[:-1]  # "f" checks only what comes before
-    return tuple(runs) or None
+    return frozenset(runs) or None
 
 
 # (theme, [(needle, mode, required letter runs, the needle is one letter run)]), computed once.
@@ -171,7 +172,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 if one_run:
                     if needle not in runs:
                         continue
-                elif not all(r in runs for r in req) or needle not in added:
+                elif not req <= runs or needle not in added:
                     continue
             elif needle not in added:  # memory-speed scan; needles are >= 3 characters to keep it so
                 continue
@@ -254,6 +255,7 @@ _SECTION_NAME = re.compile(r"(?:def|class|fn|func|function|struct|impl|interface
 _SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 
+@lru_cache(maxsize=16384)  # hunk headers repeat: the same function is touched by many hunks and PRs
 def section_name(section: str) -> str | None:
     m = _SECTION_NAME.search(section) or _SECTION_CALLABLE.search(section)
     return m.group(1) if m else None
