@@ -131,10 +131,11 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
     for i, (_hs, cs, h) in enumerate(cuts):
         spans.append((h, cs, cuts[i + 1][0] if i + 1 < len(cuts) else len(text)))
     kept: list[tuple[str, str]] = []
+    drop = tuple(conv.drop_headings)  # startswith(d) covers == d
     for heading, a, b in spans:
         if heading:
             hl = heading.lower().strip(" :*_")
-            if any(hl == d or hl.startswith(d) for d in conv.drop_headings):
+            if drop and hl.startswith(drop):
                 continue
         sec = text[a:b].strip()
         if not sec:
