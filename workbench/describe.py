@@ -4,7 +4,7 @@ cross-references to other PRs. Pure functions over text; evidence is the sentenc
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from .analysis import CrossRef, Evidence, Signal
@@ -124,7 +124,7 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
     fences: list[int] = [m.start() for m in _FENCE.finditer(text)] if "```" in text else []
     cuts: list[tuple[int, int, str]] = []  # (heading start, content start, heading text)
     for m in _HEADING_LINE.finditer(text):
-        if fences and sum(1 for f in fences if f < m.start()) % 2:
+        if fences and bisect_left(fences, m.start()) % 2:
             continue  # a "# comment" inside a code block is not a heading
         cuts.append((m.start(), m.end(), (m.group(1) or "").strip()))
     spans = [("", 0, cuts[0][0] if cuts else len(text))]
@@ -140,17 +140,12 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
         sec = text[a:b].strip()
         if not sec:
             continue
-        # paragraph by paragraph only where something template-like is in the (small) kept section
-        if (
-            "[ ]" in sec
-            or "[x]" in sec
-            or "[X]" in sec
-            or "```" in sec
-            or "> " in sec
-            or conv.is_boilerplate(sec)
-        ):
+        # paragraph by paragraph only where something template-like is in the (small) kept section;
+        # a template phrase absent from the section is absent from each of its paragraphs
+        phrases = conv.is_boilerplate(sec)
+        if phrases or "[ ]" in sec or "[x]" in sec or "[X]" in sec or "```" in sec or "> " in sec:
             paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
-            sec = "\n\n".join(p for p in paras if not _is_boilerplate(p, conv)).strip()
+            sec = "\n\n".join(p for p in paras if not _is_boilerplate(p, conv, phrases)).strip()
         if sec:
             kept.append((heading, sec))
     out = "\n\n".join((f"### {h}\n{t}" if h else t) for h, t in kept)
@@ -173,7 +168,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
     return paras
 
 
-def _is_boilerplate(para: str, conv: Conventions) -> bool:
+def _is_boilerplate(para: str, conv: Conventions, phrases: bool = True) -> bool:
     first = para.lstrip()
     if _CHECKBOX.match(first):
         return True
@@ -187,7 +182,7 @@ def _is_boilerplate(para: str, conv: Conventions) -> bool:
             return True
     if first.startswith("> [!"):
         return True
-    return conv.is_boilerplate(para)
+    return phrases and conv.is_boilerplate(para)
 
 
 def _sentences(text: str) -> list[str]:
