@@ -17,7 +17,7 @@ import pytest
 import workbench.store as store_mod
 from workbench.config import WorkbenchError
 from workbench.records import PRRecord
-from workbench.store import Store
+from workbench.store import Store, schema
 
 REPO = "acme/widgets"
 
@@ -164,10 +164,8 @@ def test_forward_migration_backs_up_first(tmp_path, monkeypatch):
     with Store(cache) as s:
         s.write_pr(s.upsert_repo(REPO), record(7))
     old = store_mod.SCHEMA_VERSION
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", old + 1)
-    monkeypatch.setitem(
-        store_mod.MIGRATIONS, old + 1, "ALTER TABLE prs ADD COLUMN reading_minutes INTEGER;\n"
-    )
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", old + 1)
+    monkeypatch.setitem(schema.MIGRATIONS, old + 1, "ALTER TABLE prs ADD COLUMN reading_minutes INTEGER;\n")
     with Store(cache) as s:
         assert s.conn.execute("PRAGMA user_version").fetchone()[0] == old + 1
         cols = [r[1] for r in s.conn.execute("PRAGMA table_info(prs)")]
@@ -188,15 +186,15 @@ def test_failed_migration_leaves_old_version(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     Store(cache).close()
     old = store_mod.SCHEMA_VERSION
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", old + 1)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", old + 1)
     monkeypatch.setitem(
-        store_mod.MIGRATIONS,
+        schema.MIGRATIONS,
         old + 1,
         "ALTER TABLE prs ADD COLUMN x INTEGER;\nALTER TABLE nope ADD COLUMN y;\n",
     )
     with pytest.raises(WorkbenchError):
         Store(cache)
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", old)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", old)
     with Store(cache) as s:
         assert s.conn.execute("PRAGMA user_version").fetchone()[0] == old
         assert "x" not in [r[1] for r in s.conn.execute("PRAGMA table_info(prs)")]
@@ -297,7 +295,7 @@ def test_facts_then_git_then_api_merge_into_one_row(store):
     assert json.loads(store.conn.execute("SELECT field_sources FROM prs").fetchone()[0])["title"] == "api"
 
 
-# ---- the DataFrame snapshot (workbench/frame_snapshot.py) ---------------------------------------------------
+# ---- the PR DataFrame, read straight from the rows ----------------------------------------------------
 def _mixed_store(store) -> int:
     pk = store.upsert_repo(REPO)
     recs = [record(n) for n in range(1, 30)]
@@ -320,74 +318,98 @@ def _mixed_store(store) -> int:
     return pk
 
 
-def test_snapshot_equals_the_sql_frame(store):
+def test_pr_frame_columns_types_and_values(store):
     import pandas as pd
 
     _mixed_store(store)
-    sql = store._prs_sql(REPO)
-    assert store.refresh_frame(REPO)
-    assert store.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 1
-    snap = store.prs(REPO)
-    pd.testing.assert_frame_equal(snap, sql)
-    assert snap["author"].isna().sum() == 1 and snap["draft"].sum() == 1
+    df = store.prs(REPO)
+    assert list(df.columns) == store_mod.PR_COLUMNS
+    assert list(df["number"]) == [41, 40, *range(29, 0, -1)]  # newest number first
+    for col in store_mod.TIME_COLUMNS:
+        assert isinstance(df[col].dtype, pd.DatetimeTZDtype) and str(df[col].dt.tz) == "UTC", col
+    for col in ("draft", "breaking", "revert", "files_truncated", "commits_truncated"):
+        assert df[col].dtype == bool, col
+    assert df["number"].dtype == "int64" and df["additions"].dtype.kind in "if"
+    row = df.set_index("number")
+    assert row.loc[41, "title"] == "<b>x</b> \u4e2d\u6587" and row.loc[41, "state"] == "open"
+    assert row.loc[41, "draft"] and df["draft"].sum() == 1
+    assert pd.isna(row.loc[41, "merged_at"])
+    assert row.loc[40, "merged_at"] == pd.Timestamp("2026-10-05T00:00:00Z")
+    assert pd.isna(row.loc[40, "author"]) and df["author"].isna().sum() == 1
+    assert pd.isna(row.loc[40, "comments"]) and row.loc[1, "comments"] == 1
+    assert row.loc[7, "created_at"] == pd.Timestamp("2026-10-01T00:00:00Z")
+    assert row.loc[7, "title_tags"] == "core" and row.loc[7, "kind"] == "fix"
+    assert (row.loc[7, "repo"], row.loc[7, "source"], row.loc[7, "additions"]) == (REPO, "api", 3)
 
 
-def test_snapshot_is_dropped_by_every_write(store):
+def test_empty_pr_frame_has_the_columns(store):
+    store.upsert_repo(REPO)
+    df = store.prs(REPO)
+    assert df.empty and list(df.columns) == store_mod.PR_COLUMNS
+
+
+def test_every_write_shows_in_the_next_read(store):
     pk = _mixed_store(store)
-    count = "SELECT count(*) FROM pr_frames"
-    store.refresh_frame(REPO)
+    assert 50 not in set(store.prs(REPO)["number"])
     store.write_pr(pk, record(50))
-    assert store.conn.execute(count).fetchone()[0] == 0
-    assert 50 in set(store.prs(REPO)["number"])  # the SQL path, not a stale snapshot
-    store.refresh_frame(REPO)
+    assert 50 in set(store.prs(REPO)["number"])
     store.mark_deleted(pk, 50)
-    assert store.conn.execute(count).fetchone()[0] == 0
     assert 50 not in set(store.prs(REPO)["number"])
     store.upsert_repo(REPO, github_id=77)
-    store.refresh_frame(REPO)
     store.upsert_repo("acme/renamed", github_id=77)
-    assert store.conn.execute(count).fetchone()[0] == 0
     assert set(store.prs("acme/renamed")["repo"]) == {"acme/renamed"}
 
 
-def test_rolled_back_write_keeps_the_snapshot_consistent(store):
+def test_rolled_back_write_is_not_read(store):
     pk = _mixed_store(store)
-    store.refresh_frame(REPO)
     with pytest.raises(RuntimeError):
         with store.transaction():
             store.write_pr(pk, record(60))
             raise RuntimeError
-    assert store.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 1
     assert 60 not in set(store.prs(REPO)["number"])
+    assert len(store.prs(REPO)) == 31
 
 
-def test_damaged_snapshot_falls_back_to_sql(store):
-    import pandas as pd
-
+def test_filtered_reads(store):
     _mixed_store(store)
-    store.refresh_frame(REPO)
-    store.conn.execute("UPDATE pr_frames SET payload=?", (b"\x05\x00\x00\x00{bad}",))
-    pd.testing.assert_frame_equal(store.prs(REPO), store._prs_sql(REPO))
-
-
-def test_filtered_reads_do_not_use_the_snapshot(store):
-    _mixed_store(store)
-    store.refresh_frame(REPO)
     assert list(store.prs(REPO, state="open")["number"]) == [41]
     assert len(store.prs(REPO, limit=3)) == 3
+    assert list(store.prs(REPO, numbers=[3, 40, 999])["number"]) == [40, 3]
+    assert store.prs(REPO, numbers=[]).empty
+    assert list(store.prs(REPO, source="git")["number"]) == [40]
 
 
-def test_v1_cache_migrates_to_current(tmp_path):
+def _old_cache(tmp_path, version: int) -> Path:
     db = tmp_path / "cache" / "workbench.db"
     db.parent.mkdir()
     c = sqlite3.connect(db, isolation_level=None)
-    for stmt in store_mod._split_sql(store_mod._SCHEMA_V1):
-        c.execute(stmt)
-    c.execute("PRAGMA user_version=1")
+    for v in range(1, version + 1):
+        for stmt in schema.split_sql(schema.MIGRATIONS[v]):
+            c.execute(stmt)
+    c.execute(f"PRAGMA user_version={version}")
     c.execute("INSERT INTO repos(full_name) VALUES ('acme/widgets')")
+    if version == 2:
+        c.execute(
+            "INSERT INTO pr_frames(repo_pk, built_at, payload) VALUES (1, '2026-11-30T00:00:00Z', x'00')"
+        )
     c.close()
+    return db
+
+
+def _tables(conn) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_old_cache_migrates_to_current(tmp_path, version):
+    db = _old_cache(tmp_path, version)
     with Store(db) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 3
+        assert "pr_frames" not in _tables(s.conn)  # v3 dropped the DataFrame snapshot
         s.write_pr(s.repo_pk(REPO), record(1))
-        assert s.refresh_frame(REPO)
-    assert list(db.parent.glob("workbench.v1.*.bak"))
+        assert list(s.prs(REPO)["number"]) == [1]
+    (backup,) = db.parent.glob(f"workbench.v{version}.*.bak")
+    b = sqlite3.connect(backup)
+    assert b.execute("PRAGMA user_version").fetchone()[0] == version
+    assert ("pr_frames" in _tables(b)) == (version == 2)  # the backup is the file as it was
+    b.close()

@@ -401,8 +401,6 @@ def backfill(
                 f"({lines[-1] if lines else f'exit {proc.returncode}'}); the {result.prs_written} PRs read "
                 f"before that are cached whole"
             )
-        if result.prs_written:
-            store.refresh_frame(repo)  # the DataFrame snapshot, so notebooks load it by column
     except BaseException as e:
         status, errors = ("stopped" if isinstance(e, KeyboardInterrupt) else "failed"), [repr(e)]
         raise

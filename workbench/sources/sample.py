@@ -167,7 +167,6 @@ def _load_one(
 
             records = tqdm(records, desc=f"sample {repo}", unit="PR")
         n = store.write_prs(pk, records)
-        store.refresh_frame(repo)
     except BaseException as e:
         store.finish_run(run, "failed", errors=[repr(e)], note=note)
         raise

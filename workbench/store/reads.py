@@ -1,0 +1,253 @@
+"""Reading the cache: PRs as DataFrames for tables and charts, and as whole PRRecords for analysis.
+
+DataFrames are built from plain tuples (see StoreBase._frame); the 3,000-PR frame costs a few times
+what pandas.read_csv of the same rows does (benchmarks/bench_store.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+import pandas as pd
+
+from ..config import WorkbenchError
+from ..records import PRRecord
+from .base import StoreBase
+from .values import iso_utc
+
+PR_COLUMNS = [
+    "repo",
+    "number",
+    "title",
+    "state",
+    "draft",
+    "author",
+    "created_at",
+    "updated_at",
+    "merged_at",
+    "closed_at",
+    "additions",
+    "deletions",
+    "changed_files",
+    "comments",
+    "review_comments",
+    "reviews",
+    "commits",
+    "labels",
+    "title_tags",
+    "kind",
+    "breaking",
+    "revert",
+    "source",
+    "files_truncated",
+    "commits_truncated",
+    "extra_json",
+]
+TIME_COLUMNS = ["created_at", "updated_at", "merged_at", "closed_at"]
+
+
+BOOL_COLUMNS = ["draft", "breaking", "revert", "files_truncated", "commits_truncated"]
+_PR_SELECT = ", ".join("r.full_name AS repo" if c == "repo" else f"p.{c}" for c in PR_COLUMNS)
+
+
+class ReadsMixin(StoreBase):
+    def prs(
+        self,
+        repo: str | None = None,
+        *,
+        state: str | None = None,
+        numbers: Iterable[int] | None = None,
+        since: str | None = None,
+        merged_since: str | None = None,
+        source: str | None = None,
+        author: str | None = None,
+        limit: int | None = None,
+    ) -> pd.DataFrame:
+        """One row per PR (PR_COLUMNS; times as UTC datetimes, flags as booleans). `since` filters on
+        updated_at (or merged_at when unknown); `state` is open | closed | merged | all (closed means
+        closed without merging)."""
+        where, args = ["p.deleted_at IS NULL"], []
+        if repo:
+            where.append("p.repo_pk=?")
+            args.append(self._require_repo(repo))
+        if state and state != "all":
+            where.append("p.state=?")
+            args.append(state)
+        if numbers is not None:
+            nums = [int(x) for x in numbers]
+            where.append(f"p.number IN ({','.join('?' * len(nums)) or 'NULL'})")
+            args.extend(nums)
+        if since:
+            where.append("coalesce(p.updated_at, p.merged_at, p.created_at) >= ?")
+            args.append(iso_utc(since))
+        if merged_since:
+            where.append("p.merged_at >= ?")
+            args.append(iso_utc(merged_since))
+        if source:
+            where.append("instr(p.source, ?) > 0")
+            args.append(source)
+        if author:
+            where.append("p.author=?")
+            args.append(author)
+        sql = (
+            f"SELECT {_PR_SELECT} FROM prs p JOIN repos r ON r.pk=p.repo_pk WHERE {' AND '.join(where)} "
+            "ORDER BY r.full_name, p.number DESC"
+        )
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        df = self._frame(sql, args)
+        for col in TIME_COLUMNS:
+            df[col] = pd.to_datetime(df[col], utc=True, format="ISO8601")
+        for col in BOOL_COLUMNS:
+            df[col] = df[col].fillna(0).astype(bool)
+        return df
+
+    def pr(self, repo: str, number: int) -> PRRecord:
+        pk = self._require_repo(repo)
+        row = self.conn.execute("SELECT * FROM prs WHERE repo_pk=? AND number=?", (pk, number)).fetchone()
+        if row is None:
+            raise WorkbenchError(
+                f"{repo}#{number} is not in the cache: sync it with `workbench sync {repo} --number {number}`"
+            )
+        full_name = self.conn.execute("SELECT full_name FROM repos WHERE pk=?", (pk,)).fetchone()[0]
+        pr = json.loads(row["detail_json"] or "{}")
+        if row["extra_json"]:
+            pr["_extra"] = json.loads(row["extra_json"])
+        files = self._files(pk, number, row["files_key"])
+        q = self.conn.execute
+        return PRRecord(
+            repo=full_name,
+            number=number,
+            pr=pr,
+            files=files,
+            issue_comments=[
+                json.loads(r[0])
+                for r in q(
+                    "SELECT raw_json FROM issue_comments WHERE repo_pk=? AND number=? AND deleted_at IS NULL ORDER BY created_at, id",
+                    (pk, number),
+                )
+            ],
+            reviews=[
+                json.loads(r[0])
+                for r in q(
+                    "SELECT raw_json FROM reviews WHERE repo_pk=? AND number=? ORDER BY submitted_at, id",
+                    (pk, number),
+                )
+            ],
+            review_comments=[
+                self._review_comment(r)
+                for r in q(
+                    "SELECT raw_json, thread_resolved FROM review_comments WHERE repo_pk=? AND number=? ORDER BY created_at, id",
+                    (pk, number),
+                )
+            ],
+            commits=[
+                json.loads(r[0])
+                for r in q(
+                    "SELECT raw_json FROM commits WHERE repo_pk=? AND number=? ORDER BY position",
+                    (pk, number),
+                )
+            ],
+            source=row["source"],
+            field_sources=json.loads(row["field_sources"] or "{}"),
+            files_truncated=bool(row["files_truncated"]),
+            commits_truncated=bool(row["commits_truncated"]),
+        )
+
+    @staticmethod
+    def _review_comment(r: sqlite3.Row) -> dict:
+        d = json.loads(r[0])
+        if r[1] is not None:
+            d["thread_resolved"] = bool(r[1])
+        return d
+
+    def _files(self, pk: int, number: int, files_key: str | None) -> list[dict]:
+        q = "SELECT raw_json, patch, patch_status FROM pr_files WHERE repo_pk=? AND number=? AND files_key=? ORDER BY position"
+        rows = self.conn.execute(q, (pk, number, files_key)).fetchall()
+        if not rows:  # e.g. API metadata arrived but its files did not: show what a clone gave
+            latest = self.conn.execute(
+                "SELECT files_key FROM pr_files WHERE repo_pk=? AND number=? ORDER BY rowid DESC LIMIT 1",
+                (pk, number),
+            ).fetchone()
+            rows = self.conn.execute(q, (pk, number, latest[0])).fetchall() if latest else []
+        out = []
+        for raw, patch, status in rows:
+            f = json.loads(raw)
+            f["patch"] = patch
+            f["patch_status"] = status
+            out.append(f)
+        return out
+
+    def records(self, repo: str, numbers: Iterable[int] | None = None) -> Iterator[PRRecord]:
+        nums = list(numbers) if numbers is not None else list(self.prs(repo)["number"])
+        for n in nums:
+            yield self.pr(repo, int(n))
+
+    def known_prs(self, repo: str) -> dict[int, tuple[str, str]]:
+        """number -> (title, state): what analysis needs to resolve cross-references, without I/O of its own."""
+        pk = self.repo_pk(repo)
+        if pk is None:
+            return {}
+        return {
+            int(r[0]): (r[1] or "", r[2] or "")
+            for r in self.conn.execute(
+                "SELECT number, title, state FROM prs WHERE repo_pk=? AND deleted_at IS NULL", (pk,)
+            )
+        }
+
+    # Flat reads for trend charts: one query each, no raw JSON decoded (a record per PR is ~100x slower).
+    def reviews_frame(self, repo: str) -> pd.DataFrame:
+        """One row per review: repo, number, author, state, submitted_at (UTC), commit_id."""
+        pk = self._require_repo(repo)
+        df = self._frame(
+            "SELECT ? AS repo, v.number, v.author, v.state, v.submitted_at, v.commit_id FROM reviews v "
+            "JOIN prs p ON p.repo_pk=v.repo_pk AND p.number=v.number AND p.deleted_at IS NULL "
+            "WHERE v.repo_pk=? ORDER BY v.number, v.submitted_at, v.id",
+            (repo, pk),
+        )
+        df["submitted_at"] = pd.to_datetime(df["submitted_at"], utc=True, format="ISO8601")
+        return df
+
+    def comments_frame(self, repo: str) -> pd.DataFrame:
+        """One row per issue comment or review comment: repo, number, author, created_at (UTC), kind."""
+        pk = self._require_repo(repo)
+        df = self._frame(
+            "SELECT ? AS repo, c.number, c.author, c.created_at, c.kind FROM ("
+            " SELECT number, author, created_at, 'issue' AS kind, repo_pk FROM issue_comments WHERE deleted_at IS NULL"
+            " UNION ALL SELECT number, author, created_at, 'review' AS kind, repo_pk FROM review_comments) c "
+            "JOIN prs p ON p.repo_pk=c.repo_pk AND p.number=c.number AND p.deleted_at IS NULL "
+            "WHERE c.repo_pk=? ORDER BY c.number, c.created_at",
+            (repo, pk),
+        )
+        df["created_at"] = pd.to_datetime(df["created_at"], utc=True, format="ISO8601")
+        return df
+
+    def files_frame(self, repo: str) -> pd.DataFrame:
+        """One row per file in each PR's current file set: repo, number, filename, additions, deletions.
+        Like `pr()`, falls back to the newest file set when the current key has none."""
+        pk = self._require_repo(repo)
+        return self._frame(
+            "SELECT ? AS repo, f.number, f.filename, f.additions, f.deletions FROM pr_files f "
+            "JOIN prs p ON p.repo_pk=f.repo_pk AND p.number=f.number AND p.deleted_at IS NULL "
+            "WHERE f.repo_pk=? AND f.files_key=coalesce("
+            " (SELECT p.files_key WHERE EXISTS (SELECT 1 FROM pr_files g WHERE g.repo_pk=p.repo_pk"
+            "  AND g.number=p.number AND g.files_key=p.files_key)),"
+            " (SELECT g.files_key FROM pr_files g WHERE g.repo_pk=p.repo_pk AND g.number=p.number"
+            "  ORDER BY g.rowid DESC LIMIT 1)) "
+            "ORDER BY f.number, f.position",
+            (repo, pk),
+        )
+
+    def has_pr(self, repo_pk: int, number: int) -> bool:
+        return (
+            self.conn.execute("SELECT 1 FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)).fetchone()
+            is not None
+        )
+
+    def pr_updated_at(self, repo_pk: int, number: int) -> str | None:
+        row = self.conn.execute(
+            "SELECT updated_at, source FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)
+        ).fetchone()
+        return row["updated_at"] if row and "api" in row["source"] else None

@@ -1,0 +1,83 @@
+"""Sync bookkeeping: where the next sync of a repository resumes (watermark, cursor), HTTP validators
+for conditional requests, and the log of sync runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from .base import StoreBase
+from .values import dumps, utcnow
+
+
+class RunsMixin(StoreBase):
+    def repo_state(self, full_name: str) -> dict[str, Any]:
+        row = self.conn.execute("SELECT * FROM repos WHERE full_name=?", (full_name,)).fetchone()
+        if row is None:
+            return {}
+        return {
+            "pk": row["pk"],
+            "full_name": row["full_name"],
+            "github_id": row["github_id"],
+            "watermark": row["watermark"],
+            "cursor": json.loads(row["cursor_json"]) if row["cursor_json"] else None,
+        }
+
+    def set_watermark(self, repo_pk: int, watermark: str | None) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE repos SET watermark=? WHERE pk=?", (watermark, repo_pk))
+
+    def set_cursor(self, repo_pk: int, cursor: dict | None) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE repos SET cursor_json=? WHERE pk=?", (dumps(cursor), repo_pk))
+
+    # ---- HTTP validators --------------------------------------------------------------------------
+    def validator(self, url: str) -> tuple[str | None, str | None]:
+        row = self.conn.execute(
+            "SELECT etag, last_modified FROM http_validators WHERE url=?", (url,)
+        ).fetchone()
+        return (row["etag"], row["last_modified"]) if row else (None, None)
+
+    def set_validator(self, url: str, etag: str | None, last_modified: str | None) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO http_validators(url, etag, last_modified, updated_at) VALUES (?,?,?,?) "
+                "ON CONFLICT(url) DO UPDATE SET etag=excluded.etag, last_modified=excluded.last_modified, updated_at=excluded.updated_at",
+                (url, etag, last_modified, utcnow()),
+            )
+
+    # ---- sync runs ----------------------------------------------------------------------------------
+    def start_run(self, repo_pk: int | None, kind: str) -> int:
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO sync_runs(repo_pk, kind, started_at, status) VALUES (?,?,?, 'running')",
+                (repo_pk, kind, utcnow()),
+            )
+            return int(cur.lastrowid)
+
+    def finish_run(
+        self,
+        run_id: int,
+        status: str,
+        *,
+        rest_requests: int = 0,
+        not_modified: int = 0,
+        graphql_points: int = 0,
+        prs_written: int = 0,
+        errors: list[str] | None = None,
+        note: str | None = None,
+    ) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "UPDATE sync_runs SET ended_at=?, status=?, rest_requests=?, not_modified=?, graphql_points=?, "
+                "prs_written=?, errors=?, note=? WHERE id=?",
+                (utcnow(), status, rest_requests, not_modified, graphql_points, prs_written,
+                 dumps(errors or []), note, run_id),
+            )  # fmt: skip
+
+    def sync_runs(self) -> pd.DataFrame:
+        return self._frame(
+            "SELECT s.*, r.full_name AS repo FROM sync_runs s LEFT JOIN repos r ON r.pk=s.repo_pk ORDER BY s.id"
+        )
