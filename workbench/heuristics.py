@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import Counter
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any
 
 from .analysis import Analysis, Evidence, Signal
@@ -58,12 +58,15 @@ def analyze(
     truncated: list[str] = []
 
     # ---- scope and size -------------------------------------------------------------------------
-    roles: Counter = Counter()
-    area_lines: Counter = Counter()
+    # plain dicts, not Counters: Counter() and most_common cost more than the loop for a handful of files
+    roles: dict[str, int] = {}
+    area_lines: dict[str, int] = {}
     for fd in files:
-        roles[fd.role] += fd.changes
-        if fd.role not in ("generated", "binary"):
-            area_lines[conv.area_of(fd.filename)] += max(1, fd.changes) * (2 if fd.role == "code" else 1)
+        role = fd.role
+        roles[role] = roles.get(role, 0) + fd.changes
+        if role not in ("generated", "binary"):
+            area = conv.area_of(fd.filename)
+            area_lines[area] = area_lines.get(area, 0) + max(1, fd.changes) * (2 if role == "code" else 1)
     present = {fd.role for fd in files}
     scope = frozenset(r for r in present if r not in ("generated", "binary"))
     if not scope and any(
@@ -220,7 +223,7 @@ def analyze(
     score = sum(s.weight for s in signals)
     dominant = None
     if area_lines:
-        top, lines = area_lines.most_common(1)[0]
+        top, lines = max(area_lines.items(), key=itemgetter(1))  # the first of equals, as most_common(1)
         if lines >= 0.8 * sum(area_lines.values()):
             dominant = top
     f = Facts(
@@ -241,7 +244,7 @@ def analyze(
     named = named_paths(desc, record)
     key_files = rank_files(files, facts, named, conv)
     key_symbols = pick_key_symbols(facts, desc, cat.text if has_patches else "", conv)
-    areas = [a for a, _ in area_lines.most_common()]
+    areas = [a for a, _ in sorted(area_lines.items(), key=itemgetter(1), reverse=True)]  # = most_common()
     for t in parts.tags:
         if t not in areas:
             areas.append(t)
