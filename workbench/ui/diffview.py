@@ -223,7 +223,8 @@ def file_title(fd: Any, *, key: bool = False) -> str:
     return f"{mark}[{role}] {fd.filename}  +{fd.additions} −{fd.deletions}{tail}"
 
 
-def order_files(files: list[Any], key_files: list[str]) -> list[Any]:
-    """Key files first, in the heuristics' order; then the rest as GitHub listed them."""
-    rank = {name: i for i, name in enumerate(key_files)}
-    return sorted(files, key=lambda f: (rank.get(f.filename, len(rank)), 0))
+def order_files(files: list[Any], key_files: list[str], *, name=lambda f: f.filename) -> list[Any]:
+    """Key files first, in the heuristics' order; then the rest as GitHub listed them (sorted is stable).
+    `name` reads a file's name: FileDiffs by default, raw GitHub file dicts with `lambda f: f["filename"]`."""
+    rank = {n: i for i, n in enumerate(key_files)}
+    return sorted(files, key=lambda f: rank.get(name(f), len(rank)))
