@@ -257,8 +257,11 @@ def parse_file(file: dict[str, Any]) -> FileDiff:
     patch = file.get("patch")
     if patch is not None and not isinstance(patch, str):
         patch = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else str(patch)
-    additions = _int(file.get("additions"))
-    deletions = _int(file.get("deletions"))
+    additions, deletions = file.get("additions"), file.get("deletions")
+    if type(additions) is not int or additions < 0:  # the common case, a count, skips the call
+        additions = _int(additions)
+    if type(deletions) is not int or deletions < 0:
+        deletions = _int(deletions)
     role = file_role(filename)
     flags: list[str] = []
     pstatus = file.get("patch_status")

@@ -81,6 +81,15 @@ def hunk_sections(patch: str) -> list[tuple[int, str]]:
     return [(int(m.group(3)), m.group(5).strip()) for m in _HUNK_HEADER.finditer(patch) if m.group(5).strip()]
 
 
+# The same headers as HUNK_HEADER with only the section text captured: findall then builds the list in C.
+_SECTION_TEXT = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?([^\n]*)")
+
+
+def hunk_section_texts(patch: str) -> list[str]:
+    """The section texts of `hunk_sections(patch)`, without their line numbers."""
+    return [t for t in map(str.strip, _SECTION_TEXT.findall(patch)) if t]
+
+
 class Concat:
     """All patches of a PR joined once, so each needle is searched once per PR, not once per file."""
 

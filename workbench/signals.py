@@ -277,7 +277,7 @@ def section_name(section: str) -> str | None:
 
 def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
     """Enclosing functions from @@ headers, and def/class lines added or removed -> API-change signals."""
-    from .diff import hunk_sections
+    from .patchscan import hunk_section_texts
 
     removed_ev: list[Evidence] = []
     signature_ev: list[Evidence] = []
@@ -286,7 +286,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         if not fd.patch or fd.role not in ("code", "test", "notebook"):
             continue
         names: list[str] = []
-        for _start, sec in hunk_sections(fd.patch):
+        for sec in hunk_section_texts(fd.patch):
             n = section_name(sec)
             if n:
                 names.append(n)
@@ -376,7 +376,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     keys: list[Evidence] = []
     for fd in files:
         p = fd.patch
-        if not p or "\n-" not in "\n" + p:
+        if not p or (not p.startswith("-") and "\n-" not in p):  # no removed line
             if not (p and fd.role == "config"):
                 continue
         if fd.role == "code" and fd.language == "Python":
@@ -392,7 +392,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                         defaults.append(
                             Evidence(fd.filename, new_line_at(p, i), f"{name}: {old} -> {new}"[:200])
                         )
-            if "default" in p:
+            if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
                 for m in _ARG_DEFAULT.finditer(text):
                     name, old = m.group(1), m.group(2).strip()
                     for start, line in added_lines_with(p, name, word=False, limit=5):
