@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -16,6 +15,8 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from workbench.ui.lab_env import lab_env
 
 
 def free_port() -> int:
@@ -80,7 +81,7 @@ def start_lab(root: Path, env: dict[str, str], log: Path, *, timeout: float = 90
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
-    full_env = {**os.environ, **env}
+    full_env = lab_env({**os.environ, **env})  # no "Jupyter news?" toast over the app
     fh = open(log, "wb")  # noqa: SIM115 - the server owns it for its lifetime
     proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=fh, stderr=subprocess.STDOUT)
     lab = JupyterLab(proc, port, token, root, log)
@@ -96,20 +97,3 @@ def start_lab(root: Path, env: dict[str, str], log: Path, *, timeout: float = 90
             time.sleep(0.5)
     lab.stop()
     raise RuntimeError(f"jupyter lab did not answer on port {port} within {timeout}s:\n{lab.log_tail()}")
-
-
-def chromium_path() -> str | None:
-    for name in ("/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or ""):
-        if name and Path(name).exists():
-            return name
-    return None
-
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]

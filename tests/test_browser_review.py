@@ -8,37 +8,23 @@ of it may run.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
 
 import pytest
-from jupyter_server_helper import CHROMIUM_ARGS, chromium_path, start_lab
+from browser_helpers import TIMEOUT, browser_page, copy_notebook, no_news_toast, require_browser, run_notebook
+from jupyter_server_helper import start_lab
 from ui_helpers import REPO, make_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.browser
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-if chromium_path() is None:
-    pytest.skip("no chromium at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
-
-TIMEOUT = 60_000  # ms: a cold kernel + widget manager on a 2-core CI box is slow
+sync_api = require_browser()
 
 
 def _notebook_copy(dst: Path) -> Path:
     shutil.copytree(ROOT / "notebooks", dst)
-    path = dst / "review.ipynb"
-    nb = json.loads(path.read_text())
-    for cell in nb["cells"]:
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            src = "".join(cell["source"])
-            src = src.replace('repo = "example-org/minirl"', f'repo = "{REPO}"')
-            assert REPO in src, "the parameters cell no longer sets `repo = ...`"
-            cell["source"] = src
-    path.write_text(json.dumps(nb))
-    return path
+    return copy_notebook(dst / "review.ipynb", dst / "review.ipynb", REPO)
 
 
 @pytest.fixture
@@ -63,24 +49,8 @@ def lab(tmp_path):
 
 
 def test_review_notebook_in_jupyterlab(lab, tmp_path):
-    dialogs: list[str] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1600, "height": 1000})
-        page.set_default_timeout(TIMEOUT)
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        try:
-            _drive(page, lab, dialogs)
-        except BaseException:
-            shot = Path("/tmp") / f"wb-review-failure-{int(time.time())}.png"
-            try:
-                page.screenshot(path=str(shot), full_page=True)
-            except Exception:  # noqa: BLE001
-                pass
-            print(f"screenshot: {shot}\njupyter log tail:\n{lab.log_tail()}")
-            raise
-        finally:
-            browser.close()
+    with browser_page(lab, width=1600, height=1000, name="review") as (page, dialogs):
+        _drive(page, lab, dialogs)
 
 
 def _status(page) -> str:
@@ -90,14 +60,7 @@ def _status(page) -> str:
 
 
 def _drive(page, lab, dialogs):
-    page.goto(lab.url("lab/tree/review.ipynb"))
-    page.wait_for_function(
-        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
-        " return k && k.status === 'idle'; }",
-        timeout=120_000,
-    )
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    run_notebook(page, lab, "review.ipynb")
     app = page.locator(".wb-app")
     app.wait_for(state="visible", timeout=120_000)
     pos = app.locator(".widget-label", has_text=" / ").first
@@ -123,6 +86,7 @@ def _drive(page, lab, dialogs):
     assert page.locator(".wb-app script").count() == 0
     assert page.locator(".wb-app a[href^='javascript']").count() == 0
     assert not dialogs, f"a dialog fired: {dialogs}"
+    assert no_news_toast(page), "JupyterLab asks about Jupyter news over the app"
 
     # 2. j moves the queue, not JupyterLab's active cell.
     header.click()  # JupyterLab makes the app's cell active; the app takes the keyboard focus
