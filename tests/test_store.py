@@ -360,6 +360,15 @@ def test_every_write_shows_in_the_next_read(store):
     assert set(store.prs("acme/renamed")["repo"]) == {"acme/renamed"}
 
 
+def test_records_follow_the_frame(store):
+    pk = _mixed_store(store)
+    store.mark_deleted(pk, 29)
+    assert [r.number for r in store.records(REPO)] == [41, 40, *range(28, 0, -1)]
+    assert [r.number for r in store.records(REPO, [3, 41])] == [3, 41]
+    with pytest.raises(WorkbenchError, match="not in the cache"):
+        list(store.records("acme/unknown"))
+
+
 def test_rolled_back_write_is_not_read(store):
     pk = _mixed_store(store)
     with pytest.raises(RuntimeError):

@@ -1,7 +1,7 @@
 """PR Workbench: read other people's pull requests fast, and write reading briefs for your team.
 
 Data flows one way: sources -> store -> analysis -> drafting -> UI/export.
-    sources/   GitHub (PyGithub) sync, clone backfill, bundled sample   -> store.py (SQLite cache)
+    sources/   GitHub (PyGithub) sync, clone backfill, bundled sample   -> store/ (SQLite cache)
     diff.py, heuristics.py (-> analysis.py dataclasses)                  pure functions over PRRecord
     brief.py, drafting/ (offline, llm, context, prompts/)               pure, except the LLM call
     ui/ (review app), trends.py, report.py, cli.py                      orchestration only

@@ -98,7 +98,7 @@ class BriefsMixin(StoreBase):
         rows = self.conn.execute(
             "SELECT * FROM briefs WHERE repo_pk=? AND number=? ORDER BY version", (pk, number)
         ).fetchall()
-        return [self._brief_row(repo, r) for r in rows]
+        return [_brief_version(repo, r) for r in rows]
 
     def latest_brief(self, repo: str, number: int) -> BriefVersion | None:
         """The newest version that is not a refused conflict copy."""
@@ -109,7 +109,7 @@ class BriefsMixin(StoreBase):
             "SELECT * FROM briefs WHERE repo_pk=? AND number=? AND source<>'conflict' ORDER BY version DESC LIMIT 1",
             (pk, number),
         ).fetchone()
-        return self._brief_row(repo, r) if r else None
+        return _brief_version(repo, r) if r else None
 
     def latest_version(self, repo: str, number: int) -> int:
         pk = self._require_repo(repo)
@@ -128,17 +128,17 @@ class BriefsMixin(StoreBase):
             (repo,) if repo else (),
         )
 
-    @staticmethod
-    def _brief_row(repo: str, r: sqlite3.Row) -> BriefVersion:
-        return BriefVersion(
-            repo=repo,
-            number=r["number"],
-            version=r["version"],
-            text=r["text"],
-            source=r["source"],
-            lang=r["lang"],
-            is_final=bool(r["is_final"]),
-            created_at=r["created_at"],
-            brief=json.loads(r["brief_json"]) if r["brief_json"] else None,
-            meta=json.loads(r["meta_json"] or "{}"),
-        )
+
+def _brief_version(repo: str, r: sqlite3.Row) -> BriefVersion:
+    return BriefVersion(
+        repo=repo,
+        number=r["number"],
+        version=r["version"],
+        text=r["text"],
+        source=r["source"],
+        lang=r["lang"],
+        is_final=bool(r["is_final"]),
+        created_at=r["created_at"],
+        brief=json.loads(r["brief_json"]) if r["brief_json"] else None,
+        meta=json.loads(r["meta_json"] or "{}"),
+    )

@@ -1,7 +1,8 @@
 """Reading the cache: PRs as DataFrames for tables and charts, and as whole PRRecords for analysis.
 
-DataFrames are built from plain tuples (see StoreBase._frame); the 3,000-PR frame costs a few times
-what pandas.read_csv of the same rows does (benchmarks/bench_store.py).
+DataFrames are built from plain tuples (see StoreBase._frame). Most of their cost is Python's sqlite3
+making one object per cell: the 3,000-PR frame takes several times what pandas.read_csv of the same
+rows does (benchmarks/bench_store.py measures both side by side).
 """
 
 from __future__ import annotations
@@ -18,36 +19,13 @@ from .base import StoreBase
 from .values import iso_utc
 
 PR_COLUMNS = [
-    "repo",
-    "number",
-    "title",
-    "state",
-    "draft",
-    "author",
-    "created_at",
-    "updated_at",
-    "merged_at",
-    "closed_at",
-    "additions",
-    "deletions",
-    "changed_files",
-    "comments",
-    "review_comments",
-    "reviews",
-    "commits",
-    "labels",
-    "title_tags",
-    "kind",
-    "breaking",
-    "revert",
-    "source",
-    "files_truncated",
-    "commits_truncated",
-    "extra_json",
-]
+    "repo", "number", "title", "state", "draft", "author",
+    "created_at", "updated_at", "merged_at", "closed_at",
+    "additions", "deletions", "changed_files", "comments", "review_comments", "reviews", "commits",
+    "labels", "title_tags", "kind", "breaking", "revert",
+    "source", "files_truncated", "commits_truncated", "extra_json",
+]  # fmt: skip
 TIME_COLUMNS = ["created_at", "updated_at", "merged_at", "closed_at"]
-
-
 BOOL_COLUMNS = ["draft", "breaking", "revert", "files_truncated", "commits_truncated"]
 _PR_SELECT = ", ".join("r.full_name AS repo" if c == "repo" else f"p.{c}" for c in PR_COLUMNS)
 
@@ -137,7 +115,7 @@ class ReadsMixin(StoreBase):
                 )
             ],
             review_comments=[
-                self._review_comment(r)
+                _review_comment(r)
                 for r in q(
                     "SELECT raw_json, thread_resolved FROM review_comments WHERE repo_pk=? AND number=? ORDER BY created_at, id",
                     (pk, number),
@@ -155,13 +133,6 @@ class ReadsMixin(StoreBase):
             files_truncated=bool(row["files_truncated"]),
             commits_truncated=bool(row["commits_truncated"]),
         )
-
-    @staticmethod
-    def _review_comment(r: sqlite3.Row) -> dict:
-        d = json.loads(r[0])
-        if r[1] is not None:
-            d["thread_resolved"] = bool(r[1])
-        return d
 
     def _files(self, pk: int, number: int, files_key: str | None) -> list[dict]:
         q = "SELECT raw_json, patch, patch_status FROM pr_files WHERE repo_pk=? AND number=? AND files_key=? ORDER BY position"
@@ -181,8 +152,16 @@ class ReadsMixin(StoreBase):
         return out
 
     def records(self, repo: str, numbers: Iterable[int] | None = None) -> Iterator[PRRecord]:
-        nums = list(numbers) if numbers is not None else list(self.prs(repo)["number"])
-        for n in nums:
+        """Whole records, newest number first unless `numbers` says otherwise."""
+        if numbers is None:
+            numbers = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT number FROM prs WHERE repo_pk=? AND deleted_at IS NULL ORDER BY number DESC",
+                    (self._require_repo(repo),),
+                )
+            ]
+        for n in list(numbers):
             yield self.pr(repo, int(n))
 
     def known_prs(self, repo: str) -> dict[int, tuple[str, str]]:
@@ -251,3 +230,11 @@ class ReadsMixin(StoreBase):
             "SELECT updated_at, source FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)
         ).fetchone()
         return row["updated_at"] if row and "api" in row["source"] else None
+
+
+def _review_comment(r: sqlite3.Row) -> dict:
+    # REST does not say whether a thread is resolved; GraphQL does, and we keep it beside the raw JSON.
+    d = json.loads(r[0])
+    if r[1] is not None:
+        d["thread_resolved"] = bool(r[1])
+    return d

@@ -107,8 +107,8 @@ CREATE TABLE pr_frames (
 );
 """
 
-# v3: the snapshot was derived state that every write had to invalidate; reading the rows with plain
-# tuples is fast enough (benchmarks/bench_store.py), so the table goes.
+# v3: the snapshot was derived state that every write had to invalidate; the PR DataFrame is read from
+# the rows again (benchmarks/bench_store.py measures what that costs), so the table goes.
 _SCHEMA_V3 = """
 DROP TABLE IF EXISTS pr_frames;
 """
