@@ -163,7 +163,9 @@ def analyze(
                 [Evidence(None, None, title if parts.breaking else "description mentions a breaking change")],
             )
         )
-    revert_m = _REVERT_BODY.search(body[:2000]) if body else None
+    head = body[:2000]
+    # the regex has no literal prefix (an alternation with ^ in multiline mode): gate on its literals
+    revert_m = _REVERT_BODY.search(head) if "Revert" in head or "This reverts commit" in head else None
     revert = parts.revert or bool(revert_m) or title.lower().startswith("revert")
     if revert:
         signals.append(

@@ -72,7 +72,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
 }
 _ADDED = re.compile(r"\n\+([^\n]*)")
 # Statements judged by where they stand on the line: one pass over added lines' starts.
-_STMT = re.compile(r"\n\+[ \t]*(del|pass|except|set \+e)\b([^\n]*)")
+_STMT = re.compile(r"\n\+[ \t]*+(del|pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
 _STMT_THEME = {
     "del": "risk.memory",
     "pass": "risk.error_handling",
@@ -264,7 +264,9 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
     return sigs
 
 
-_DEF_LINE = re.compile(r"\n([+-])[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)[ \t]*([(:][^\n]*)?")
+# Possessive `*+`/`++` where what follows cannot start with a blank or word character: giving back
+# indentation can never help a match, and without them every indented line was retried once per blank.
+_DEF_LINE = re.compile(r"\n([+-])[ \t]*+(?:async[ \t]++)?(?:def|class)[ \t]+(\w+)[ \t]*([(:][^\n]*)?")
 _SECTION_NAME = re.compile(r"(?:def|class|fn|func|function|struct|impl|interface|module)\s+([A-Za-z_]\w*)")
 _SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
@@ -363,7 +365,7 @@ def _norm_sig(s: str) -> str:
     return re.sub(r"\s+|,\)", "", s).rstrip(":")
 
 
-_FIELD_DEFAULT = re.compile(r"\n-([ \t]+)(\w+)[ \t]*:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
+_FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
 _ARG_DEFAULT = re.compile(
     r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
 )
