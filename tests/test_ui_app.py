@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import pytest
 from ui_helpers import REPO, big_diff_pr, live_markup, make_cache, many_files_pr, pr, untrusted_pr
@@ -260,13 +261,20 @@ def test_untrusted_pr_is_inert_in_every_pane(cache, tmp_path):
     assert 'href="javascript' not in joined
 
 
-def test_llm_draft_streams_and_keeps_human_text(cache, tmp_path, monkeypatch):
+@contextmanager
+def fake_llm(monkeypatch, **reply):
+    """A local fake OpenAI server streaming one English brief, configured as the app's model."""
     from tests.fake_openai import FakeOpenAI, Reply, brief_json
 
-    with FakeOpenAI([Reply(brief_json("en"), chunk_size=20, chunk_delay=0.01)]) as server:
+    with FakeOpenAI([Reply(brief_json("en"), **reply)]) as server:
         monkeypatch.setenv("WORKBENCH_MODEL", "fake-model")
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        yield server
+
+
+def test_llm_draft_streams_and_keeps_human_text(cache, tmp_path, monkeypatch):
+    with fake_llm(monkeypatch, chunk_size=20, chunk_delay=0.01):
         app = open_app(cache, tmp_path, number=1, autosave_delay=30, lang="en")
         assert not app.b_llm.disabled
         app.draft_llm(wait=True)
@@ -279,12 +287,7 @@ def test_llm_draft_streams_and_keeps_human_text(cache, tmp_path, monkeypatch):
 
 
 def test_llm_draft_cancel_leaves_editor_alone(cache, tmp_path, monkeypatch):
-    from tests.fake_openai import FakeOpenAI, Reply, brief_json
-
-    with FakeOpenAI([Reply(brief_json("en"), chunk_size=5, chunk_delay=0.05)]) as server:
-        monkeypatch.setenv("WORKBENCH_MODEL", "fake-model")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with fake_llm(monkeypatch, chunk_size=5, chunk_delay=0.05):
         app = open_app(cache, tmp_path, number=1, autosave_delay=30, lang="en")
         app.draft_llm()
         time.sleep(0.3)

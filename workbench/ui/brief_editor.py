@@ -24,9 +24,9 @@ from .drafts import (
     Draft,
     LLMDraftJob,
     llm_drafter,
+    llm_result_draft,
     offline_draft,
     parse_brief_dict,
-    render_brief,
 )
 from .status import StatusLine, guarded
 
@@ -38,8 +38,9 @@ def is_human_text(text: str, *, loaded_text: str, loaded_source: str | None, pen
     return pending or text != loaded_text or loaded_source not in MACHINE_SOURCES
 
 
-def compare_base(versions: list, version: int | None):
-    """The version to diff against: `version`, or by default the newest machine draft; None when absent."""
+def pick_version(versions: list, version: int | None):
+    """The version numbered `version`, or with None the newest machine draft (what Compare diffs against
+    by default); None when there is no such version."""
     if version is None:
         machine = [v for v in versions if v.source in MACHINE_SOURCES]
         return machine[-1] if machine else None
@@ -273,7 +274,7 @@ class BriefEditor:
         if version is None or self.record is None:
             return None
         self.autosaver.flush()
-        v = self._versions.get(int(version)) or compare_base(
+        v = self._versions.get(int(version)) or pick_version(
             self.store.brief_versions(self.repo, self.record.number), int(version)
         )
         if v is None:
@@ -289,7 +290,7 @@ class BriefEditor:
         """Diff a version (default: the newest machine draft) against the editor's text."""
         if self.record is None:
             return ""
-        base = compare_base(self.store.brief_versions(self.repo, self.record.number), version)
+        base = pick_version(self.store.brief_versions(self.repo, self.record.number), version)
         if base is None:
             self.w_textdiff.value = '<div class="wb-note">no draft to compare with</div>'
         else:
@@ -368,9 +369,7 @@ class BriefEditor:
                     f"the draft for #{number} finished after you moved on; run it again there"
                 )
             if into_editor:
-                self.set_text(
-                    self._loaded_text
-                )  # the stream was a preview: the saved draft (if any) replaces it
+                self.set_text(self._loaded_text)  # the stream was a preview: only a saved draft replaces it
             if job.cancelled:
                 self.status.show("LLM draft cancelled; nothing was saved", "warn")
             elif result.brief is None:
@@ -380,9 +379,7 @@ class BriefEditor:
                     "err",
                 )
             else:
-                self.take_draft(
-                    Draft(render_brief(result.brief), "llm", result.brief.to_dict(), dict(result.meta or {}))
-                )
+                self.take_draft(llm_result_draft(result))
 
         def end() -> None:
             self.w_editor.disabled = self.record is None

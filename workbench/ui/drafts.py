@@ -67,6 +67,11 @@ def llm_drafter(settings):
     return drafter_cls(settings)
 
 
+def llm_result_draft(result) -> Draft:
+    """The Draft saved from a successful DraftResult (its meta: model, tokens, what was left out...)."""
+    return Draft(render_brief(result.brief), "llm", result.brief.to_dict(), dict(result.meta or {}))
+
+
 class Throttle:
     """Collects streamed text and passes the text so far to `push` at most every `interval` seconds
     (one widget update per 200 ms, not one per token). An empty delta means the drafter retried: start over."""

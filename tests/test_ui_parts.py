@@ -1,0 +1,68 @@
+"""The plain functions behind the review app's panels, without widgets or a cache."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+from workbench.ui.brief_editor import brief_state_text, is_human_text, pick_version
+from workbench.ui.diff_pane import LazyFiles, files_info_html, pages_of
+from workbench.ui.drafts import Throttle
+from workbench.ui.export_panel import export_link_html
+
+
+def test_a_machine_draft_replaces_only_machine_or_empty_text():
+    drafted = {"loaded_text": "draft", "loaded_source": "offline", "pending": False}
+    assert not is_human_text("draft", **drafted)  # untouched machine draft
+    assert not is_human_text("  \n", **{**drafted, "pending": True})  # blank is never a person's words
+    assert is_human_text("draft, edited", **drafted)
+    assert is_human_text("draft", **{**drafted, "pending": True})  # typed, then typed back, not yet saved
+    assert is_human_text("mine", loaded_text="mine", loaded_source="human", pending=False)
+
+
+def test_pick_version_defaults_to_the_newest_machine_draft():
+    vs = [SimpleNamespace(version=i, source=s) for i, s in enumerate(["offline", "human", "llm", "human"], 1)]
+    assert pick_version(vs, None).version == 3 and pick_version(vs, "2").version == 2
+    assert pick_version(vs, 9) is None and pick_version(vs[1:2], None) is None
+
+
+def test_brief_state_text():
+    assert brief_state_text(None, None, False).startswith("no brief yet")
+    assert brief_state_text(3, "human", True) == "brief v3 (human, final)"
+    assert brief_state_text(1, None, False) == "brief v1 (?)"
+
+
+def test_files_info_pages_and_truncation():
+    raw = [{"filename": f"f{i}", "additions": 2, "deletions": 1} for i in range(120)]
+    assert pages_of(120, 50) == 3 and pages_of(0, 50) == 1
+    info = files_info_html(raw, page=2, page_size=50, truncated=True)
+    assert info.startswith("<b>120 files</b> +240 −120") and "files 101–120 (page 3 / 3)" in info
+    assert "first 3,000 files" in info
+    assert "page" not in files_info_html(raw[:5], page=0, page_size=50, truncated=False)
+    assert "no files cached" in files_info_html([], page=0, page_size=50, truncated=False)
+
+
+def test_lazy_files_parse_only_what_is_read():
+    seen = []
+    files = LazyFiles([{"n": i} for i in range(1000)], lambda f: seen.append(f["n"]) or f["n"] * 2)
+    assert files[10:13] == [20, 22, 24] and files[-1] == 1998 and files[10] == 20
+    assert seen == [10, 11, 12, 999]
+
+
+def test_throttle_pushes_at_most_every_interval_and_restarts_on_retry():
+    pushed = []
+    t = Throttle(pushed.append, interval=0.2)
+    t("a")
+    t("b")  # within the interval: collected, not pushed
+    time.sleep(0.25)
+    t("c")
+    t("")  # the drafter retried: the text starts over
+    time.sleep(0.25)
+    t("x")
+    assert pushed == ["a", "abc", "x"]
+
+
+def test_export_link_is_relative_to_the_notebook_and_escaped(tmp_path):
+    html = export_link_html(tmp_path / "out" / "d<1>.md", "digest <of> 3", cwd=str(tmp_path))
+    assert 'href="out/d&lt;1&gt;.md"' in html and "digest &lt;of&gt; 3: <code>" in html
+    assert "<1>" not in html and "<of>" not in html
