@@ -15,11 +15,32 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?。！？；])\s+")
 # A number with a unit: measurements, speedups, memory. Starts with a digit, so the regex engine skips
 # to digits at C speed (no re.I: the units are spelled in the cases people write them).
+# The number part is possessive: no unit starts with a digit, comma, dot or blank, so a shorter number
+# than the longest can never be followed by a unit, and retrying them made long digit runs quadratic.
 _NUMBER = re.compile(
-    r"\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|[xX×](?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|[MGK]i?B\b|"
+    r"\d(?:,*+\d)*+(?:\.\d++)?+\s?+(?:%|[xX×](?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|[MGK]i?B\b|"
     r"[MG]bps|tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
 )
-_FROM_TO = re.compile(r"\bfrom\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
+# "from 3 to 5": searched without its leading \b, which would cost the literal-prefix scan; the word
+# boundary is checked by `_from_to` on each hit instead.
+_FROM_TO = re.compile(r"from\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
+
+
+def _from_to(text: str, end: int) -> list[re.Match]:
+    """The matches `\bfrom...` would give, in order: a hit inside a word is retried one character on."""
+    out, pos = [], 0
+    while True:
+        m = _FROM_TO.search(text, pos, end)
+        if m is None:
+            return out
+        i = m.start()
+        if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
+            pos = i + 1
+            continue
+        out.append(m)
+        pos = m.end()
+
+
 _REF_FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*$", re.I)
 _REF_FOLLOW = re.compile(
     r"(?:follow[- ]?ups?|part|continuation|builds?|based|depends|extends|on\s+top)\s*(?:to|of|on|up\s+on|for)?\s*:?\s*$",
@@ -261,7 +282,7 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
     nums: dict[int, str] = {}
     num_hits = list(_NUMBER.finditer(text, 0, 8000))
     if "from " in low:
-        num_hits += list(_FROM_TO.finditer(text, 0, 8000))
+        num_hits += _from_to(text, 8000)
     for m in num_hits:
         a, b = sents.around(m.start())
         if a not in nums:
