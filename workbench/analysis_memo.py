@@ -138,17 +138,17 @@ def analysis_fingerprint(record: PRRecord, conventions: Conventions | None = Non
         _login(pr),
         f"{int(bool(record.files_truncated))}{int(bool(record.commits_truncated))}{len(files)}",
     ]
+    # Each file dict as repr (one C call per file) with its patch replaced by the patch's length; the
+    # patch text itself goes to the CRC with the other texts. Keys analysis does not read (REST URLs,
+    # blob shas) only ever cause a needless miss, never a stale hit.
+    light: list[Any] = []
     for f in files:
-        if not isinstance(f, dict):
-            meta.append(repr(f))
-            continue
-        patch = _text(f.get("patch"))
-        texts.append(patch)
-        meta.append(
-            f"{f.get('filename')}\x1f{f.get('previous_filename')}\x1f{f.get('status')}\x1f"
-            f"{f.get('additions')}\x1f{f.get('deletions')}\x1f{f.get('binary')}\x1f{f.get('patch_status')}\x1f"
-            f"{len(patch)}"
-        )
+        if isinstance(f, dict) and "patch" in f:
+            patch = _text(f["patch"])
+            texts.append(patch)
+            f = {k: (len(patch) if k == "patch" else v) for k, v in f.items()}
+        light.append(f)
+    meta.append(repr(light))
     for c in record.issue_comments or []:
         body = _text(c.get("body")) if isinstance(c, dict) else _text(c)
         texts.append(body)
