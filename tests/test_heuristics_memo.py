@@ -216,3 +216,38 @@ def test_cli_analyze_reuses_the_memo(tmp_path, capsys):
     assert third[0]["verdict"] == fresh.verdict and third[0]["flags"][: len(fresh.signals)] == [
         s.name for s in fresh.signals
     ]
+
+
+class _Boom:
+    """Unpickling this would call os.getpid: the memo must refuse to import it."""
+
+    def __reduce__(self):
+        import os
+
+        return (os.getpid, ())
+
+
+class _Touch:
+    """Unpickling this would create `marker`: a visible side effect."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (self.marker.touch, ())
+
+
+def test_a_planted_pickle_cannot_run_code(tmp_path):
+    conv = load_conventions(REPO)
+    path, marker = tmp_path / "m.pickle", tmp_path / "ran"
+    version = analysis_memo.heuristics_version()
+    path.write_bytes(pickle.dumps(("workbench-analysis-memo/1", version, {7: _Touch(marker)})))
+    assert AnalysisMemo(path, conv).entries == {}
+    assert not marker.exists()
+    rec = rich_record(7)
+    fp = analysis_fingerprint(rec, conv)
+    memo = AnalysisMemo(path, conv)
+    memo.entries = {7: (fp, pickle.dumps(_Boom()))}  # one entry, with a matching fingerprint
+    assert memo.get(rec) is None
+    a = memo.analyze(rec)  # refused entry: analysed afresh and replaced
+    assert (memo.hits, memo.misses) == (0, 1) and a.to_dict() == analyze(rec, conventions=conv).to_dict()

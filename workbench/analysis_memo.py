@@ -16,6 +16,7 @@ The memo is only a cache: an unreadable, foreign or stale file is ignored and re
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -185,6 +186,22 @@ def refresh_cross_refs(analysis: Analysis, repo: str, known_prs: dict | None) ->
     return analysis
 
 
+# What a memo file may name when unpickled: the analysis dataclasses and nothing else, so a file planted
+# in the cache directory cannot run code (pickle would otherwise import and call any global it names).
+_ALLOWED = {("workbench.analysis", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef")}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"analysis memo: {module}.{name} is not allowed")
+
+
+def _loads(blob: bytes) -> Any:
+    return _Unpickler(io.BytesIO(blob)).load()
+
+
 def memo_path(repo: str, cache: Any = None) -> Path:
     from .config import db_path
 
@@ -215,10 +232,10 @@ class AnalysisMemo:
 
     def _load(self) -> None:
         try:
-            # Our own file in the user's cache directory, written by `save` below (the cache is trusted
-            # as much as the SQLite file beside it); anything unexpected is dropped, never half-used.
+            # Written by `save` below; read with the allow-list above, and anything unexpected is
+            # dropped whole, never half-used.
             with open(self.path, "rb") as fh:
-                magic, version, entries = pickle.load(fh)
+                magic, version, entries = _Unpickler(fh).load()
             if magic == _MAGIC and version == heuristics_version() and isinstance(entries, dict):
                 self.entries = entries
         except Exception:  # noqa: BLE001 - a corrupt or foreign memo is only a cold start
@@ -232,7 +249,7 @@ class AnalysisMemo:
         if entry[0] != fp:
             return None
         try:
-            return pickle.loads(entry[1])
+            return _loads(entry[1])
         except Exception:  # noqa: BLE001
             return None
 
