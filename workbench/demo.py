@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .config import PROJECT_DIR, cache_dir, exports_dir
 from .store import Store
+from .ui.lab_env import lab_env
 
 SAMPLE_REPO = "example-org/minirl"
 
@@ -47,7 +48,8 @@ def run_cli(args) -> int:
     if not jupyter:
         print("jupyter is not on PATH: install with `pip install -e .`", file=sys.stderr)
         return 2
-    env = dict(os.environ, WORKBENCH_CACHE=str(cache_dir(args.cache)))
+    # The labconfig in lab_env() turns JupyterLab's "fetch news?" toast off for this server only.
+    env = lab_env(dict(os.environ, WORKBENCH_CACHE=str(cache_dir(args.cache))))
     cmd = [
         jupyter,
         "lab",
@@ -55,6 +57,7 @@ def run_cli(args) -> int:
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={args.port}",
         "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
