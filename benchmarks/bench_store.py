@@ -2,12 +2,16 @@
 
 (a) Clone backfill of a 3,000-commit squash-style history vs plain `git log -p` on the same clone
     (goal: ours <= 3x). The history is generated with `git fast-import` in a few seconds.
-(b) Loading the 3,000-PR DataFrame from the cache (`store.prs(repo)` on a fresh connection, times
-    parsed to UTC datetimes) vs two baselines on a CSV of the same rows and columns, all three timed
-    interleaved in one run (median of repetitions): `pandas.read_csv` as is, and `pandas.read_csv`
-    with parse_dates on the four time columns, so that both sides produce typed datetimes
-    (goal: ours <= 3x each). The same is then measured on verl's 2,883 real PR facts from the
-    bundled sample, whose longer text makes the CSV side slower.
+(b) Loading the 3,000-PR DataFrame from the cache: `store.prs(repo)` on a fresh connection, as a
+    notebook kernel opens it, in its two paths:
+      warm: the repository's Arrow (Feather) snapshot is of the current generation, the usual case
+            from the second read after a write on (goal: ours <= 3x);
+      cold: the first read after a write: the frame built from the SQL rows (times parsed, columns
+            typed) and its snapshot stored for the next reader (no goal; reported for honesty).
+    Baselines: `pandas.read_csv` of a CSV with the same rows and columns, as is and with parse_dates
+    on the four time columns (so both sides produce typed datetimes). All four are timed interleaved
+    in one run, medians of repetitions. The same is then measured on verl's 2,883 real PR facts from
+    the bundled sample, whose longer text makes the CSV side slower.
 
 Run: python benchmarks/bench_store.py
 """
@@ -146,17 +150,38 @@ def _facts_records(n: int) -> list[PRRecord]:
     return out
 
 
-def _medians(fns: dict, repeat: int) -> dict[str, float]:
-    """Median seconds per function; the functions take turns, so drift on a busy machine hits all alike."""
+def _medians(fns: dict, repeat: int, setup: dict | None = None) -> dict[str, float]:
+    """Median seconds per function; the functions take turns, so drift on a busy machine hits all alike.
+    `setup[name]` runs untimed before each call of `fns[name]`."""
+    setup = setup or {}
     times: dict[str, list[float]] = {name: [] for name in fns}
-    for fn in fns.values():
+    for name, fn in fns.items():
+        setup.get(name, lambda: None)()
         fn()  # warm imports and the page cache
     for _ in range(repeat):
         for name, fn in fns.items():
+            setup.get(name, lambda: None)()
             t0 = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)
     return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def _snapshot_state(cache: Path, repo: str) -> tuple[int, int | None, int]:
+    """(repository generation, snapshot generation or None, snapshot bytes) straight from the file."""
+    with Store(cache, create=False) as store:
+        row = store.conn.execute(
+            "SELECT r.generation, f.generation, length(f.payload) FROM repos r "
+            "LEFT JOIN pr_frames f ON f.repo_pk=r.pk WHERE r.full_name=?",
+            (repo,),
+        ).fetchone()
+    return row[0], row[1], row[2] or 0
+
+
+def _new_generation(cache: Path, repo: str) -> None:
+    """What a PR write does to the snapshot, without the write's cost: the next read is cold."""
+    with Store(cache, create=False) as store:
+        store.conn.execute("UPDATE repos SET generation=generation+1 WHERE full_name=?", (repo,))
 
 
 def _load_vs_csv(cache: Path, repo: str, what: str, repeat: int) -> dict:
@@ -174,23 +199,38 @@ def _load_vs_csv(cache: Path, repo: str, what: str, repeat: int) -> dict:
 
     m = _medians(
         {
-            "ours": ours,
+            "warm": ours,
+            "cold": ours,
             "plain": lambda: pd.read_csv(csv),
             "dates": lambda: pd.read_csv(csv, parse_dates=TIME_COLUMNS),
         },
         repeat,
+        setup={"cold": lambda: _new_generation(cache, repo)},
     )
-    out = {"rows": len(df), "ours_ms": m["ours"] * 1000, "goal": 3.0, "repeat": repeat}
-    for key, label in (
-        ("plain", "pandas.read_csv"),
-        ("dates", "pandas.read_csv(parse_dates=4 time columns)"),
+    generation, snap_generation, size = _snapshot_state(cache, repo)
+    assert snap_generation == generation, "the warm runs should have found a current snapshot"
+    with Store(cache, create=False) as store:  # the snapshot is the frame the rows give
+        pd.testing.assert_frame_equal(store.prs(repo), store.prs(repo, numbers=df["number"]))
+
+    out: dict = {"rows": len(df), "goal": 3.0, "repeat": repeat, "snapshot_bytes": size}
+    for path, label, goal in (
+        ("warm", "snapshot, warm", "goal <= 3"),
+        ("cold", "rows, cold: first read after a write", "no goal"),
     ):
-        ratio = m["ours"] / m[key]
-        print(f"load {what} DataFrame: ours {m['ours'] * 1000:.1f} ms vs baseline {label} "
-              f"{m[key] * 1000:.1f} ms -> ratio {ratio:.2f} (goal <= 3)")  # fmt: skip
-        out[f"baseline_{key}_ms"], out[f"ratio_{key}"] = m[key] * 1000, ratio
-    strict = max(("plain", "dates"), key=lambda k: out[f"ratio_{k}"])  # the goal holds against both
-    out["baseline_ms"], out["ratio"] = out[f"baseline_{strict}_ms"], out[f"ratio_{strict}"]
+        part = {"ours_ms": m[path] * 1000}
+        for key, base in (
+            ("plain", "pandas.read_csv"),
+            ("dates", "pandas.read_csv(parse_dates=4 time columns)"),
+        ):
+            ratio = m[path] / m[key]
+            print(f"load {what} DataFrame ({label}): ours {m[path] * 1000:.1f} ms vs baseline {base} "
+                  f"{m[key] * 1000:.1f} ms -> ratio {ratio:.2f} ({goal})")  # fmt: skip
+            part[f"baseline_{key}_ms"], part[f"ratio_{key}"] = m[key] * 1000, ratio
+        out[path] = part
+    warm = out["warm"]
+    strict = max(("plain", "dates"), key=lambda k: warm[f"ratio_{k}"])  # the goal holds against both
+    out["ours_ms"] = warm["ours_ms"]
+    out["baseline_ms"], out["ratio"] = warm[f"baseline_{strict}_ms"], warm[f"ratio_{strict}"]
     return out
 
 
@@ -205,7 +245,8 @@ def bench_dataframe(tmp: Path, repeat: int = 15) -> dict:
         if VERL_REPO in load_sample(store, include_verl=True):
             out["verl_facts"] = _load_vs_csv(verl, VERL_REPO, "verl facts", repeat)
     print(
-        f"  (medians of {repeat} interleaved runs; ours = open the cache + SQL rows + parse four time columns)"
+        f"  (medians of {repeat} interleaved runs; ours = open the cache + read the snapshot (warm), or + SQL "
+        f"rows, typed, + store the snapshot (cold); snapshot {out['snapshot_bytes'] / 1024:.0f} KiB)"
     )
     return out
 

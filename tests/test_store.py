@@ -409,16 +409,187 @@ def _tables(conn) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-@pytest.mark.parametrize("version", [1, 2])
+def _columns(conn, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_old_cache_migrates_to_current(tmp_path, version):
     db = _old_cache(tmp_path, version)
     with Store(db) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 3
-        assert "pr_frames" not in _tables(s.conn)  # v3 dropped the DataFrame snapshot
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 4
+        # v4: the snapshot table is back with a generation, whatever v2 left there is gone (v3 dropped it)
+        assert _columns(s.conn, "pr_frames") == ["repo_pk", "generation", "payload"]
+        assert s.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 0
+        assert s.conn.execute("SELECT generation FROM repos").fetchone()[0] == 0
         s.write_pr(s.repo_pk(REPO), record(1))
         assert list(s.prs(REPO)["number"]) == [1]
+        assert s.conn.execute("SELECT generation FROM pr_frames").fetchone()[0] == 1
     (backup,) = db.parent.glob(f"workbench.v{version}.*.bak")
     b = sqlite3.connect(backup)
     assert b.execute("PRAGMA user_version").fetchone()[0] == version
     assert ("pr_frames" in _tables(b)) == (version == 2)  # the backup is the file as it was
+    assert "generation" not in _columns(b, "repos")
     b.close()
+
+
+# ---- the PR DataFrame snapshot (Arrow IPC, tagged with the repository's generation) -----------------
+def _generation(store) -> int:
+    return store.conn.execute("SELECT generation FROM repos WHERE full_name=?", (REPO,)).fetchone()[0]
+
+
+def _snapshot(store) -> tuple[int, bytes] | None:
+    row = store.conn.execute(
+        "SELECT f.generation, f.payload FROM pr_frames f JOIN repos r ON r.pk=f.repo_pk WHERE r.full_name=?",
+        (REPO,),
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+def _from_rows(store):
+    """The same frame through the SQL path only (a filter never uses the snapshot)."""
+    numbers = [r[0] for r in store.conn.execute("SELECT number FROM prs")]
+    return store.prs(REPO, numbers=numbers)
+
+
+def test_snapshot_equals_the_frame_built_from_rows(store, monkeypatch):
+    import pandas as pd
+
+    _mixed_store(store)
+    assert _snapshot(store) is None
+    first = store.prs(REPO)  # built from the rows, then snapshotted
+    assert _snapshot(store)[0] == _generation(store)
+    assert [str(t) for t in first.dtypes] == [
+        str(pd.api.types.pandas_dtype(t)) for t in store_mod.FRAME_DTYPES.values()
+    ]
+
+    def no_sql(*a, **k):
+        raise AssertionError("the snapshot should have been read")
+
+    monkeypatch.setattr(store, "_frame", no_sql)
+    warm = store.prs(REPO)
+    monkeypatch.undo()
+    pd.testing.assert_frame_equal(warm, first, check_exact=True)  # dtypes included
+    pd.testing.assert_frame_equal(warm, _from_rows(store), check_exact=True)
+    assert warm.loc[warm["number"] == 41, "title"].item() == "<b>x</b> \u4e2d\u6587"
+    assert warm["commits"].isna().all() and warm["comments"].isna().sum() == 1  # NULLs stay missing
+
+
+def test_empty_repo_snapshot_keeps_columns_and_types(store):
+    import pandas as pd
+
+    store.upsert_repo(REPO)
+    cold, warm = store.prs(REPO), store.prs(REPO)
+    assert _snapshot(store) is not None
+    pd.testing.assert_frame_equal(warm, cold)
+    assert warm.empty and list(warm.columns) == store_mod.PR_COLUMNS
+
+
+def test_each_write_bumps_the_generation_and_the_next_read_is_fresh(store):
+    pk = _mixed_store(store)
+    store.prs(REPO)
+    g = _generation(store)
+    store.write_pr(pk, record(50, title="[core] feat: fifty"))
+    assert _generation(store) == g + 1
+    assert _snapshot(store)[0] == g  # kept, just not used: a stale generation
+    df = store.prs(REPO).set_index("number")
+    assert df.loc[50, "title"] == "[core] feat: fifty" and _snapshot(store)[0] == g + 1
+    store.write_pr(pk, record(50, title="[core] feat: fifty, edited"))  # an update, not only an insert
+    assert store.prs(REPO).set_index("number").loc[50, "title"] == "[core] feat: fifty, edited"
+    with store.transaction():  # a read inside a write transaction sees its own uncommitted rows
+        store.write_pr(pk, record(51))
+        assert 51 in set(store.prs(REPO)["number"])
+    store.mark_deleted(pk, 51)
+    assert 51 not in set(store.prs(REPO)["number"])
+    store.upsert_repo(REPO, github_id=77)
+    store.upsert_repo("acme/renamed", github_id=77)  # the frame's repo column follows the rename
+    assert set(store.prs("acme/renamed")["repo"]) == {"acme/renamed"}
+
+
+def test_outdated_frame_never_replaces_a_current_snapshot(store):
+    import pandas as pd
+
+    pk = _mixed_store(store)
+    old = store.prs(REPO)
+    g = _generation(store)
+    store.write_pr(pk, record(52))
+    fresh = store.prs(REPO)  # snapshot of generation g + 1
+    # A reader that read at generation g finishing late: its frame must not displace the current one.
+    store._save_snapshot(pk, g, old)
+    assert _snapshot(store)[0] == g + 1
+    pd.testing.assert_frame_equal(store.prs(REPO), fresh)
+    # And a snapshot labelled with an old generation is not used even if it is the only one.
+    store.conn.execute("UPDATE pr_frames SET generation=?, payload=?", (g, _snapshot(store)[1]))
+    store.write_pr(pk, record(52, title="[core] fix: renamed 52"))
+    assert store.prs(REPO).set_index("number").loc[52, "title"] == "[core] fix: renamed 52"
+
+
+@pytest.mark.parametrize("payload", [b"\x00garbage", b"ARROW1\x00\x00" + b"\xff" * 64, "other-frame"])
+def test_undecodable_or_foreign_snapshot_falls_back_to_rows(store, payload):
+    import io
+
+    import pandas as pd
+
+    _mixed_store(store)
+    good = store.prs(REPO)
+    if payload == "other-frame":  # valid Arrow, but not our columns and types (another release)
+        buf = io.BytesIO()
+        good.drop(columns=["extra_json"]).to_feather(buf)
+        payload = buf.getvalue()
+    store.conn.execute("UPDATE pr_frames SET payload=?", (payload,))
+    pd.testing.assert_frame_equal(store.prs(REPO), good)
+    assert _snapshot(store)[1] != payload  # replaced by a good one
+    pd.testing.assert_frame_equal(store.prs(REPO), good)
+
+
+def test_snapshot_write_is_skipped_when_busy_or_read_only(store):
+    import pandas as pd
+
+    _mixed_store(store)
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # a sync holding the write lock
+    try:
+        t0 = time.perf_counter()
+        busy = store.prs(REPO)
+        assert time.perf_counter() - t0 < 5  # did not wait out the 30 s busy timeout
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert _snapshot(store) is None and len(busy) == 31
+    store.conn.execute("PRAGMA query_only=ON")  # as a read-only file behaves
+    pd.testing.assert_frame_equal(store.prs(REPO), busy)
+    assert _snapshot(store) is None
+    store.conn.execute("PRAGMA query_only=OFF")
+    store.write_pr(store.repo_pk(REPO), record(53))  # the connection still writes normally
+    assert 53 in set(store.prs(REPO)["number"]) and _snapshot(store) is not None
+
+
+OTHER_WRITER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[2])
+    from test_store import record
+    from workbench.store import Store
+    with Store(sys.argv[1]) as s:
+        s.write_pr(s.repo_pk("acme/widgets"), record(99, title="[io] fix: from the other process"))
+    """
+)
+
+
+def test_another_process_writing_makes_the_next_read_fresh(tmp_path):
+    cache = tmp_path / "cache"
+    with Store(cache) as s:
+        _mixed_store(s)
+    reader = Store(cache, create=False)
+    try:
+        assert 99 not in set(reader.prs(REPO)["number"])
+        assert _snapshot(reader) is not None
+        subprocess.run(
+            [sys.executable, "-c", OTHER_WRITER, str(cache), str(Path(__file__).parent)],
+            check=True,
+            timeout=60,
+        )
+        df = reader.prs(REPO).set_index("number")
+        assert df.loc[99, "title"] == "[io] fix: from the other process" and len(df) == 32
+    finally:
+        reader.close()

@@ -9,7 +9,7 @@ One job per module; `Store` is their sum:
     schema.py  DDL per version, migrations (backup first), refusing foreign or newer files
     base.py    the connection, transactions, repositories (StoreBase)
     prs.py     writing PRs: upsert with children, merging sources field by field
-    reads.py   PRs as DataFrames and PRRecords, flat frames for trend charts
+    reads.py   PRs as DataFrames (an Arrow snapshot per repository) and PRRecords; trend frames
     briefs.py  brief versions and stale-edit conflicts
     runs.py    sync bookkeeping: watermark, cursor, HTTP validators, sync runs
     values.py  UTC times and compact JSON
@@ -22,7 +22,7 @@ import os
 from .base import StoreBase
 from .briefs import BriefsMixin, BriefVersion, StaleEditError
 from .prs import SOURCE_RANK, PRWritesMixin
-from .reads import PR_COLUMNS, TIME_COLUMNS, ReadsMixin
+from .reads import FRAME_DTYPES, PR_COLUMNS, TIME_COLUMNS, ReadsMixin
 from .runs import RunsMixin
 from .schema import MIGRATIONS, SCHEMA_VERSION
 from .values import iso_utc, utcnow
@@ -47,6 +47,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "MIGRATIONS",
     "PR_COLUMNS",
+    "FRAME_DTYPES",
     "TIME_COLUMNS",
     "SOURCE_RANK",
 ]

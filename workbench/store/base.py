@@ -15,6 +15,9 @@ from ..config import WorkbenchError, db_path
 from . import schema
 from .values import dumps, utcnow
 
+# How long a write waits for another process's write transaction (a sync) before giving up.
+BUSY_TIMEOUT_MS = 30000
+
 
 class StoreBase:
     """The open connection and the repositories that every other part of the store is keyed by."""
@@ -30,7 +33,7 @@ class StoreBase:
         try:
             self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self.conn.row_factory = sqlite3.Row
-            self.conn.execute("PRAGMA busy_timeout=30000")
+            self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             current = schema.refuse_foreign(self.conn, self.path)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -108,7 +111,10 @@ class StoreBase:
                     "SELECT pk FROM repos WHERE full_name=? AND pk<>?", (full_name, pk)
                 ).fetchone()
                 if clash is None:
-                    c.execute("UPDATE repos SET full_name=? WHERE pk=?", (full_name, pk))
+                    # The frame's `repo` column changes with the name: a new generation.
+                    c.execute(
+                        "UPDATE repos SET full_name=?, generation=generation+1 WHERE pk=?", (full_name, pk)
+                    )
             c.execute(
                 "UPDATE repos SET github_id=coalesce(?, github_id), raw_json=coalesce(?, raw_json), updated_at=? WHERE pk=?",
                 (github_id, dumps(raw), utcnow(), pk),
@@ -131,3 +137,9 @@ class StoreBase:
             "SELECT r.full_name, r.github_id, r.watermark, count(p.number) AS prs FROM repos r "
             "LEFT JOIN prs p ON p.repo_pk=r.pk AND p.deleted_at IS NULL GROUP BY r.pk ORDER BY r.full_name"
         )
+
+
+def bump_generation(c: sqlite3.Connection, repo_pk: int) -> None:
+    """Called inside every transaction that changes a repository's PR rows: the cached DataFrame
+    snapshot of an older generation is then simply not used (see ReadsMixin.prs)."""
+    c.execute("UPDATE repos SET generation=generation+1 WHERE pk=?", (repo_pk,))

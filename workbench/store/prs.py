@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from ..records import PRRecord
 from ..titles import parse_title
-from .base import StoreBase
+from .base import StoreBase, bump_generation
 from .values import dumps, iso_utc, login, utcnow
 
 # Which source wins when two describe the same field: the API is authoritative, a clone knows less.
@@ -33,6 +33,7 @@ class PRWritesMixin(StoreBase):
                 tuple(row.values()),
             )
             _write_children(c, repo_pk, record, row["files_key"])
+            bump_generation(c, repo_pk)
 
     def write_prs(self, repo_pk: int, records: Iterable[PRRecord]) -> int:
         """Many PRs in one transaction (backfills): far fewer fsyncs than one per PR."""
@@ -46,6 +47,7 @@ class PRWritesMixin(StoreBase):
     def mark_deleted(self, repo_pk: int, number: int) -> None:
         with self.transaction() as c:
             c.execute("UPDATE prs SET deleted_at=? WHERE repo_pk=? AND number=?", (utcnow(), repo_pk, number))
+            bump_generation(c, repo_pk)
 
 
 def _pr_row(repo_pk: int, record: PRRecord, old: sqlite3.Row | None, list_json: dict | None) -> dict:

@@ -2,11 +2,15 @@
 
 DataFrames are built from plain tuples (see StoreBase._frame). Most of their cost is Python's sqlite3
 making one object per cell: the 3,000-PR frame takes several times what pandas.read_csv of the same
-rows does (benchmarks/bench_store.py measures both side by side).
+rows does. So a repository's whole PR frame is also kept as an Arrow IPC (Feather) snapshot, written
+by pyarrow, tagged with the repository's generation (bumped by every PR write in its transaction);
+an unfiltered `prs(repo)` decodes that instead of the rows while the generation is current
+(benchmarks/bench_store.py measures both paths against pandas.read_csv).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -15,7 +19,7 @@ import pandas as pd
 
 from ..config import WorkbenchError
 from ..records import PRRecord
-from .base import StoreBase
+from .base import BUSY_TIMEOUT_MS, StoreBase
 from .values import iso_utc
 
 PR_COLUMNS = [
@@ -27,7 +31,24 @@ PR_COLUMNS = [
 ]  # fmt: skip
 TIME_COLUMNS = ["created_at", "updated_at", "merged_at", "closed_at"]
 BOOL_COLUMNS = ["draft", "breaking", "revert", "files_truncated", "commits_truncated"]
+COUNT_COLUMNS = ["additions", "deletions", "changed_files", "comments", "review_comments", "reviews", "commits"]  # fmt: skip
+# One declared type per column, whatever the rows hold (an all-NULL column would otherwise come out as
+# object or float): the frame is then the same on every read and survives the Arrow round trip intact.
+# Text takes pandas' own default for strings (Arrow-backed "str" in pandas 3, object before); counts
+# are nullable because a clone or facts-only PR does not know them.
+_TEXT = pd.Series([""]).dtype
+FRAME_DTYPES = {
+    c: "int64" if c == "number"
+    else "datetime64[us, UTC]" if c in TIME_COLUMNS
+    else "Int64" if c in COUNT_COLUMNS
+    else "bool" if c in BOOL_COLUMNS
+    else _TEXT
+    for c in PR_COLUMNS
+}  # fmt: skip
+_FRAME_TYPES = [(c, pd.api.types.pandas_dtype(t)) for c, t in FRAME_DTYPES.items()]
 _PR_SELECT = ", ".join("r.full_name AS repo" if c == "repo" else f"p.{c}" for c in PR_COLUMNS)
+_PR_FROM = "FROM prs p JOIN repos r ON r.pk=p.repo_pk"
+_PR_ORDER = "ORDER BY r.full_name, p.number DESC"
 
 
 class ReadsMixin(StoreBase):
@@ -43,9 +64,13 @@ class ReadsMixin(StoreBase):
         author: str | None = None,
         limit: int | None = None,
     ) -> pd.DataFrame:
-        """One row per PR (PR_COLUMNS; times as UTC datetimes, flags as booleans). `since` filters on
-        updated_at (or merged_at when unknown); `state` is open | closed | merged | all (closed means
-        closed without merging)."""
+        """One row per PR (PR_COLUMNS typed as FRAME_DTYPES: times as UTC datetimes, flags as booleans,
+        counts as nullable Int64). `since` filters on updated_at (or merged_at when unknown); `state` is
+        open | closed | merged | all (closed means closed without merging)."""
+        filtered = state not in (None, "all") or numbers is not None
+        if repo and not (filtered or since or merged_since or source or author or limit):
+            # The whole repository: the one frame read often enough to be worth a snapshot.
+            return self._whole_frame(self._require_repo(repo))
         where, args = ["p.deleted_at IS NULL"], []
         if repo:
             where.append("p.repo_pk=?")
@@ -69,18 +94,56 @@ class ReadsMixin(StoreBase):
         if author:
             where.append("p.author=?")
             args.append(author)
-        sql = (
-            f"SELECT {_PR_SELECT} FROM prs p JOIN repos r ON r.pk=p.repo_pk WHERE {' AND '.join(where)} "
-            "ORDER BY r.full_name, p.number DESC"
-        )
+        sql = f"SELECT {_PR_SELECT} {_PR_FROM} WHERE {' AND '.join(where)} {_PR_ORDER}"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        df = self._frame(sql, args)
-        for col in TIME_COLUMNS:
-            df[col] = pd.to_datetime(df[col], utc=True, format="ISO8601")
-        for col in BOOL_COLUMNS:
-            df[col] = df[col].fillna(0).astype(bool)
+        return _typed(self._frame(sql, args))
+
+    def _whole_frame(self, pk: int) -> pd.DataFrame:
+        """A repository's whole PR frame: the snapshot if it is of the current generation, else the rows
+        (then snapshotted for the next reader)."""
+        sql = f"SELECT {_PR_SELECT} {_PR_FROM} WHERE p.deleted_at IS NULL AND p.repo_pk=? {_PR_ORDER}"
+        if self.conn.in_transaction:  # the caller's own transaction may hold uncommitted rows: read those
+            return _typed(self._frame(sql, (pk,)))
+        # The generation and the rows (or snapshot) must come from one read transaction, or a write
+        # committed in between would label old rows with the new generation.
+        self.conn.execute("BEGIN")
+        try:
+            generation, snap_generation, payload = self.conn.execute(
+                "SELECT r.generation, f.generation, f.payload FROM repos r "
+                "LEFT JOIN pr_frames f ON f.repo_pk=r.pk WHERE r.pk=?",
+                (pk,),
+            ).fetchone()
+            if payload is not None and snap_generation == generation:
+                df = _decode(payload)
+                if df is not None:
+                    return df
+            df = _typed(self._frame(sql, (pk,)))
+        finally:
+            self.conn.execute("COMMIT")
+        self._save_snapshot(pk, generation, df)
         return df
+
+    def _save_snapshot(self, pk: int, generation: int, df: pd.DataFrame) -> None:
+        """Best effort: a read-only file or a sync holding the write lock just means no snapshot this
+        time (a notebook read must not wait behind a sync). A frame is labelled with the generation it
+        was read at, so it can never pass for newer rows; the guard only keeps one that a write has
+        since outdated from replacing a current snapshot another reader stored meanwhile."""
+        buf = io.BytesIO()
+        df.to_feather(buf)
+        try:
+            self.conn.execute("PRAGMA busy_timeout=0")
+            try:
+                self.conn.execute(
+                    "INSERT INTO pr_frames(repo_pk, generation, payload) SELECT ?, ?, ? "
+                    "WHERE (SELECT generation FROM repos WHERE pk=?)=? ON CONFLICT(repo_pk) DO UPDATE "
+                    "SET generation=excluded.generation, payload=excluded.payload",
+                    (pk, generation, buf.getvalue(), pk, generation),
+                )
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        except sqlite3.Error:
+            pass
 
     def pr(self, repo: str, number: int) -> PRRecord:
         pk = self._require_repo(repo)
@@ -230,6 +293,25 @@ class ReadsMixin(StoreBase):
             "SELECT updated_at, source FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)
         ).fetchone()
         return row["updated_at"] if row and "api" in row["source"] else None
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    for col in TIME_COLUMNS:
+        df[col] = pd.to_datetime(df[col], utc=True, format="ISO8601")
+    for col in BOOL_COLUMNS:
+        df[col] = df[col].fillna(0).astype(bool)
+    return df.astype(FRAME_DTYPES)
+
+
+def _decode(payload: bytes) -> pd.DataFrame | None:
+    """The snapshot as a frame, or None when it cannot be used (the rows are the truth). Feather, unlike
+    pickle, runs no code on load, so a damaged or planted payload can at worst fail to decode."""
+    try:
+        df = pd.read_feather(io.BytesIO(payload))
+    except Exception:
+        return None
+    # Written by another release with other columns or types: not ours to return.
+    return df if list(df.dtypes.items()) == _FRAME_TYPES else None
 
 
 def _review_comment(r: sqlite3.Row) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..config import WorkbenchError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA_V1 = """
 CREATE TABLE repos (
@@ -113,7 +113,19 @@ _SCHEMA_V3 = """
 DROP TABLE IF EXISTS pr_frames;
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
+# v4: the snapshot returns as Arrow IPC (pyarrow's Feather writer, not a hand-written format) and is
+# never invalidated by deleting it: every PR write bumps its repository's generation in the same
+# transaction, and a snapshot is used only while its generation is the current one (reads.py).
+_SCHEMA_V4 = """
+ALTER TABLE repos ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE pr_frames (
+    repo_pk INTEGER PRIMARY KEY REFERENCES repos(pk),
+    generation INTEGER NOT NULL,        -- repos.generation when the rows were read
+    payload BLOB NOT NULL               -- Store.prs(repo) as Feather (Arrow IPC) bytes
+);
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4}
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
