@@ -73,6 +73,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
 _ADDED = re.compile(r"\n\+([^\n]*)")
 # Statements judged by where they stand on the line: one pass over added lines' starts.
 _STMT = re.compile(r"\n\+[ \t]*+(del|pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
+_STMT_THEMES = ("risk.memory", "risk.error_handling")
 _STMT_THEME = {
     "del": "risk.memory",
     "pass": "risk.error_handling",
@@ -176,16 +177,29 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                     continue
             elif needle not in added:  # memory-speed scan; needles are >= 3 characters to keep it so
                 continue
-            for start, line in added_lines_with(text, needle, word=False, limit=per_theme, max_scan=80):
-                pos = text.find(needle, start)
-                if start in seen or not _boundary_ok(text, start, pos, needle, mode):
+            # = added_lines_with(text, needle, word=False, limit=per_theme, max_scan=80), inlined: the
+            # first 80 lines holding the needle, of which at most per_theme added ones are looked at.
+            # Each search resumes at a line end, so `pos` is the needle's first place in its line.
+            pos = text.find(needle)
+            looked = scanned = 0
+            while pos >= 0 and looked < per_theme and scanned < 80:
+                scanned += 1
+                start = text.rfind("\n", 0, pos) + 1
+                end = text.find("\n", pos)
+                if end < 0:
+                    end = len(text)
+                if text[start] != "+" or text.startswith("+++ ", start):
+                    pos = text.find(needle, end)
                     continue
-                fd, local = cat.locate(start)
-                seen.add(start)
-                hits.append(Hit(fd, local, line.strip()[:200]))
-                facts.risk_per_file[fd.filename] += 1
-                if len(hits) >= per_theme:
-                    break
+                looked += 1
+                if start not in seen and _boundary_ok(text, start, pos, needle, mode):
+                    fd, local = cat.locate(start)
+                    seen.add(start)
+                    hits.append(Hit(fd, local, text[start + 1 : end].strip()[:200]))
+                    facts.risk_per_file[fd.filename] += 1
+                    if len(hits) >= per_theme:
+                        break
+                pos = text.find(needle, end)
             if len(hits) >= per_theme:
                 break
         if hits:
@@ -205,6 +219,8 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 fd, local = cat.locate(m.start())
                 hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
                 facts.risk_per_file[fd.filename] += 1
+            elif all(len(facts.theme_hits.get(t, ())) >= per_theme for t in _STMT_THEMES):
+                break  # both statement themes are full: later statements change nothing
 
 
 _THEME_WORDS = [(name, words, frozenset(words)) for name, (_label, _needles, words) in THEMES.items()]
