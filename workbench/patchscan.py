@@ -134,10 +134,8 @@ def added_python_symbols(patch: str, *, max_chars: int = 20_000) -> list[tuple[s
 
     out: list[tuple[str, str]] = []
     budget = max_chars
-    for m in _ADDED_RUN.finditer("\n" + patch):
-        run = m.group(0)
-        first = run[2 : run.find("\n", 2) if run.find("\n", 2) > 0 else len(run)].lstrip()
-        if not first.startswith(_BLOCK_START) or len(run) > budget:
+    for run in _block_runs("\n" + patch):
+        if len(run) > budget:
             continue
         budget -= len(run)
         src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
@@ -147,6 +145,32 @@ def added_python_symbols(patch: str, *, max_chars: int = 20_000) -> list[tuple[s
             continue
         _collect(tree, "", out)
     return out
+
+
+# An added line whose text, after blanks (any whitespace but a newline, as str.lstrip), opens a block.
+_BLOCK_LINE = re.compile(r"\n\+[^\S\n]*+(?:def |async def |class |@)")
+_NOT_ADDED = re.compile(r"\n(?!\+)")
+
+
+def _block_runs(text: str) -> list[str]:
+    """The runs `_ADDED_RUN.finditer(text)` gives whose first line opens a block, in order.
+
+    Found from the block lines (few) rather than from every run: a block line starts a run when the line
+    before it is not an added line; the run ends at the first following line that is not added.
+    """
+    runs: list[str] = []
+    last_end = -1
+    for m in _BLOCK_LINE.finditer(text):
+        q = m.start()
+        if q < last_end:
+            continue  # inside the run just taken
+        if q > 0 and text[text.rfind("\n", 0, q) + 1] == "+":
+            continue  # the line before is added too: a run starts earlier
+        e = _NOT_ADDED.search(text, q + 1)
+        end = e.start() if e else len(text)
+        runs.append(text[q:end])
+        last_end = end
+    return runs
 
 
 def _collect(node, prefix: str, out: list[tuple[str, str]]) -> None:
