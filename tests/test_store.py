@@ -524,6 +524,23 @@ def test_outdated_frame_never_replaces_a_current_snapshot(store):
     assert store.prs(REPO).set_index("number").loc[52, "title"] == "[core] fix: renamed 52"
 
 
+def test_write_racing_a_cold_read_never_leaves_a_stale_snapshot(store, monkeypatch):
+    _mixed_store(store)
+    rows = store._frame
+
+    def rows_then_a_write(*a, **k):  # another process commits just after our rows were read
+        out = rows(*a, **k)
+        with Store(store.path, create=False) as other:
+            other.write_pr(other.repo_pk(REPO), record(70))
+        return out
+
+    monkeypatch.setattr(store, "_frame", rows_then_a_write)
+    assert 70 not in set(store.prs(REPO)["number"])
+    monkeypatch.undo()
+    assert 70 in set(store.prs(REPO)["number"])
+    assert 70 in set(store.prs(REPO)["number"])  # and from the snapshot stored by the read before
+
+
 @pytest.mark.parametrize("payload", [b"\x00garbage", b"ARROW1\x00\x00" + b"\xff" * 64, "other-frame"])
 def test_undecodable_or_foreign_snapshot_falls_back_to_rows(store, payload):
     import io
@@ -542,7 +559,7 @@ def test_undecodable_or_foreign_snapshot_falls_back_to_rows(store, payload):
     pd.testing.assert_frame_equal(store.prs(REPO), good)
 
 
-def test_snapshot_write_is_skipped_when_busy_or_read_only(store):
+def test_snapshot_write_is_skipped_when_busy_or_read_only(store, monkeypatch):
     import pandas as pd
 
     _mixed_store(store)
@@ -556,11 +573,13 @@ def test_snapshot_write_is_skipped_when_busy_or_read_only(store):
         other.execute("ROLLBACK")
         other.close()
     assert _snapshot(store) is None and len(busy) == 31
-    store.conn.execute("PRAGMA query_only=ON")  # as a read-only file behaves
-    pd.testing.assert_frame_equal(store.prs(REPO), busy)
+    connect = sqlite3.connect
+    with monkeypatch.context() as m:  # a read-only file (root may write to any file, so open it read-only)
+        m.setattr(sqlite3, "connect", lambda path, **kw: connect(f"file:{path}?mode=ro", uri=True, **kw))
+        pd.testing.assert_frame_equal(store.prs(REPO), busy)
     assert _snapshot(store) is None
-    store.conn.execute("PRAGMA query_only=OFF")
-    store.write_pr(store.repo_pk(REPO), record(53))  # the connection still writes normally
+    store.write_pr(store.repo_pk(REPO), record(53))  # the store still writes normally, with its timeout
+    assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30000
     assert 53 in set(store.prs(REPO)["number"]) and _snapshot(store) is not None
 
 

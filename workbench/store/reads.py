@@ -14,12 +14,13 @@ import io
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import closing
 
 import pandas as pd
 
 from ..config import WorkbenchError
 from ..records import PRRecord
-from .base import BUSY_TIMEOUT_MS, StoreBase
+from .base import StoreBase
 from .values import iso_utc
 
 PR_COLUMNS = [
@@ -103,45 +104,41 @@ class ReadsMixin(StoreBase):
         """A repository's whole PR frame: the snapshot if it is of the current generation, else the rows
         (then snapshotted for the next reader)."""
         sql = f"SELECT {_PR_SELECT} {_PR_FROM} WHERE p.deleted_at IS NULL AND p.repo_pk=? {_PR_ORDER}"
-        if self.conn.in_transaction:  # the caller's own transaction may hold uncommitted rows: read those
+        if self.conn.in_transaction:  # the caller's own transaction may yet roll back: no snapshot
             return _typed(self._frame(sql, (pk,)))
-        # The generation and the rows (or snapshot) must come from one read transaction, or a write
-        # committed in between would label old rows with the new generation.
-        self.conn.execute("BEGIN")
-        try:
-            generation, snap_generation, payload = self.conn.execute(
-                "SELECT r.generation, f.generation, f.payload FROM repos r "
-                "LEFT JOIN pr_frames f ON f.repo_pk=r.pk WHERE r.pk=?",
-                (pk,),
-            ).fetchone()
-            if payload is not None and snap_generation == generation:
-                df = _decode(payload)
-                if df is not None:
-                    return df
-            df = _typed(self._frame(sql, (pk,)))
-        finally:
-            self.conn.execute("COMMIT")
+        generation, snap_generation, payload = self.conn.execute(
+            "SELECT r.generation, f.generation, f.payload FROM repos r "
+            "LEFT JOIN pr_frames f ON f.repo_pk=r.pk WHERE r.pk=?",
+            (pk,),
+        ).fetchone()
+        if payload is not None and snap_generation == generation:
+            df = _decode(payload)
+            if df is not None:
+                return df
+        # The generation is read before the rows, with no read transaction held across both (the UI's
+        # autosave thread shares this connection and opens its own): a write committed in between makes
+        # the rows newer than their label, and generations only grow, so such a snapshot is never used.
+        df = _typed(self._frame(sql, (pk,)))
         self._save_snapshot(pk, generation, df)
         return df
 
     def _save_snapshot(self, pk: int, generation: int, df: pd.DataFrame) -> None:
         """Best effort: a read-only file or a sync holding the write lock just means no snapshot this
-        time (a notebook read must not wait behind a sync). A frame is labelled with the generation it
-        was read at, so it can never pass for newer rows; the guard only keeps one that a write has
-        since outdated from replacing a current snapshot another reader stored meanwhile."""
+        time (a notebook read must not wait behind a sync). A frame is labelled with the generation read
+        before its rows, so its rows are never older than its label; the guard only keeps a frame that a
+        write has since outdated from replacing a current snapshot another reader stored meanwhile."""
         buf = io.BytesIO()
         df.to_feather(buf)
         try:
-            self.conn.execute("PRAGMA busy_timeout=0")
-            try:
-                self.conn.execute(
+            # Its own connection with no busy wait: the shared one keeps its timeout for real writes
+            # (the UI's autosave thread writes through it).
+            with closing(sqlite3.connect(self.path, timeout=0, isolation_level=None)) as c:
+                c.execute(
                     "INSERT INTO pr_frames(repo_pk, generation, payload) SELECT ?, ?, ? "
                     "WHERE (SELECT generation FROM repos WHERE pk=?)=? ON CONFLICT(repo_pk) DO UPDATE "
                     "SET generation=excluded.generation, payload=excluded.payload",
                     (pk, generation, buf.getvalue(), pk, generation),
                 )
-            finally:
-                self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         except sqlite3.Error:
             pass
 
