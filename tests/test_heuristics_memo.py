@@ -251,3 +251,38 @@ def test_a_planted_pickle_cannot_run_code(tmp_path):
     assert memo.get(rec) is None
     a = memo.analyze(rec)  # refused entry: analysed afresh and replaced
     assert (memo.hits, memo.misses) == (0, 1) and a.to_dict() == analyze(rec, conventions=conv).to_dict()
+
+
+def test_hits_equal_fresh_analyses_on_the_verl_history(tmp_path):
+    import gzip
+    from pathlib import Path
+
+    from workbench.records import PRRecord
+
+    meta = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "verl_prs_meta.jsonl.gz"
+    if not meta.exists():
+        pytest.skip("../shared/corpus is absent")
+    with gzip.open(meta, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for _, line in zip(range(400), fh, strict=False)]
+    records = [
+        PRRecord(
+            repo="verl-project/verl",
+            number=d["number"],
+            pr={"number": d["number"], "title": d["title"], "body": d.get("body")},
+            files=d.get("files") or [],
+            source="facts",
+        )
+        for d in rows
+    ]
+    known = {r.number: (r.title, "merged") for r in records}
+    conv = load_conventions("verl-project/verl")
+    with AnalysisMemo(tmp_path / "verl.pickle", conv) as memo:
+        for r in records:
+            memo.analyze(r)  # remembered without known PRs
+    memo = AnalysisMemo(tmp_path / "verl.pickle", conv)
+    for r in records:
+        assert (
+            memo.analyze(r, known_prs=known).to_dict()
+            == analyze(r, conventions=conv, known_prs=known).to_dict()
+        )
+    assert (memo.hits, memo.misses) == (len(records), 0)
