@@ -240,6 +240,8 @@ _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 
 
 def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conventions) -> list[str]:
+    if not facts.symbols and not desc.get("code_spans"):
+        return []  # nothing to rank (most stats-only records)
     scores = Counter(facts.symbols)
     for span in desc.get("code_spans", []):
         name = span.rstrip("()")

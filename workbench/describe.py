@@ -329,6 +329,8 @@ def description_signals(desc: dict[str, Any], conv: Conventions) -> list[Signal]
 
 def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], list[Signal]]:
     """Reviews, unresolved threads, reviewers (not the author, not bots) and the author's promises."""
+    if not record.reviews and not record.review_comments and not record.issue_comments:
+        return _no_discussion(), []  # stats-only sources: nothing to read
     author = record.author
     latest: dict[str, str] = {}
     requested: list[Evidence] = []
@@ -425,6 +427,20 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
             )
         )
     return disc, sigs
+
+
+def _no_discussion() -> dict[str, Any]:
+    """What `read_discussion` builds for a PR nobody discussed (same keys, same order), without the loops."""
+    return {
+        "reviewers": [],
+        "approved_by": [],
+        "changes_requested_by": [],
+        "changes_requested_outstanding": [],
+        "unresolved_threads": 0,
+        "unresolved": [],
+        "promises": [],
+        "comments": 0,
+    }
 
 
 def _login(obj: dict) -> str | None:

@@ -263,6 +263,8 @@ def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
 
 
 def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Conventions) -> list[Signal]:
+    if not facts.theme_hits and not text_ev:
+        return []
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     for name, (label, _n, _w) in THEMES.items():
