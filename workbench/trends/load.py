@@ -28,14 +28,22 @@ def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[p
         except Exception as e:  # a broken conventions file must not hide the charts
             return pd.DataFrame(columns=["number", "verdict"]), [f"conventions for {repo}: {e}"]
     known = store.known_prs(repo)
+    # The memo (one file beside the cache) makes a re-run cost about what decoding the records does.
+    from ..analysis_memo import AnalysisMemo
+
+    memo = AnalysisMemo.for_repo(repo, conventions, store.path.parent)
     rows, problems = [], []
     for n in numbers:
         try:
-            a = heuristics.analyze(store.pr(repo, int(n)), conventions=conventions, known_prs=known)
+            a = memo.analyze(store.pr(repo, int(n)), known_prs=known)
         except Exception as e:  # one odd PR should cost its own verdict, not the chart
             problems.append(f"#{n}: {type(e).__name__}: {e}")
             continue
         rows.append({"number": int(n), "verdict": a.verdict, "audience": a.audience, "minutes": a.minutes})
+    try:
+        memo.save()
+    except OSError as e:  # a read-only cache directory costs speed next time, not the charts
+        problems.append(f"analysis memo not saved: {e}")
     return pd.DataFrame(rows, columns=["number", "verdict", "audience", "minutes"]), problems
 
 
