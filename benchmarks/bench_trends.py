@@ -2,8 +2,9 @@
 
 (a) Building every trend frame and figure (`load_trend_data` + `all_figures`) vs loading the same
     repository's PR DataFrame from the cache (`store.prs(repo)`), the floor any chart has to pay.
-    Reported as a ratio of medians over several warm runs (goal: ours <= 60x: eleven plotly figures
-    cost far more than decoding one snapshot, but the whole chart set must stay well under a second).
+    Reported as a ratio of medians over several warm runs. The issue sets no ratio; the bound that
+    matters to a user is absolute: the whole chart set under a second (GOAL_MS). The ratio moves with
+    the baseline (the DataFrame load is ~3 ms from its snapshot, ~40 ms cold), so it is reported only.
 (b) The size of the standalone HTML report (plotly.js embedded once) and the time to write it.
 
 Run: python benchmarks/bench_trends.py
@@ -26,7 +27,7 @@ from workbench.trends import load_trend_data  # noqa: E402
 from workbench.trends.figures import all_figures  # noqa: E402
 
 REPEATS = 7
-GOAL_RATIO = 60.0
+GOAL_MS = 1000.0
 
 
 def _median_ms(fn, repeats: int = REPEATS) -> float:
@@ -65,7 +66,7 @@ def main() -> dict:
     print(f"verl history: {n} PRs")
     print(
         f"trend frames + figures: ours {both_ms:.1f} ms vs baseline {load_ms:.1f} ms (store.prs DataFrame) "
-        f"-> ratio {ratio:.1f} (goal <= {GOAL_RATIO:.0f})"
+        f"-> ratio {ratio:.1f} (no ratio goal; goal: ours <= {GOAL_MS:.0f} ms)"
     )
     print(f"  of which frames {frames_ms:.1f} ms, 11 figures {figures_ms:.1f} ms")
     print(f"HTML report: {size / 1e6:.2f} MB (plotly.js embedded once) written in {report_ms:.0f} ms")
@@ -76,7 +77,7 @@ def main() -> dict:
         "figures_ms": round(figures_ms, 2),
         "load_dataframe_ms": round(load_ms, 2),
         "ratio": round(ratio, 2),
-        "goal": GOAL_RATIO,
+        "goal_ms": GOAL_MS,
         "report_bytes": size,
         "report_ms": round(report_ms, 1),
     }
