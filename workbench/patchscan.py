@@ -122,12 +122,18 @@ _ADDED_RUN = re.compile(r"(?:\n\+[^\n]*)+")
 _BLOCK_START = ("def ", "async def ", "class ", "@")
 
 
-def added_python_symbols(patch: str, *, max_chars: int = 20_000) -> list[tuple[str, str]]:
+def added_python_symbols(
+    patch: str, *, max_chars: int = 20_000, nested_only: bool = False
+) -> list[tuple[str, str]]:
     """(qualified name, signature) of functions and classes in self-contained runs of added Python lines.
 
     A run of '+' lines that starts with def/class/decorator and parses on its own (after dedenting) is
     read with `ast`, which names nested methods (`Engine._cleanup`) and full signatures that a line
     regex would miss. Runs that do not parse are skipped: they are fragments of a larger construct.
+
+    `nested_only=True` keeps only the nested names (`Engine._cleanup`), for callers that get the
+    top-level ones from the def lines: a nested definition needs two def/class keywords in its run, so a
+    run with fewer is not parsed at all (most runs are one new function: the parse is the main cost).
     """
     import ast
     import textwrap
@@ -138,12 +144,16 @@ def added_python_symbols(patch: str, *, max_chars: int = 20_000) -> list[tuple[s
         if len(run) > budget:
             continue
         budget -= len(run)
+        if nested_only and run.count("def") + run.count("class") < 2:
+            continue  # at most one definition: nothing nested in it
         src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
         try:
             tree = ast.parse(src)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         _collect(tree, "", out)
+    if nested_only:
+        return [(qual, sig) for qual, sig in out if "." in qual]
     return out
 
 

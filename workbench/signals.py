@@ -328,10 +328,10 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             facts.symbols[name] += 1.5 if fd.role == "code" else 0.3
         if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
             ast_budget -= len(fd.patch)
-            for qual, _sig in added_python_symbols(fd.patch, max_chars=20_000):
-                if "." in qual:  # methods: the qualified name says where they live
-                    names.append(qual)
-                    facts.symbols[qual] += 1.0
+            # methods: the qualified name says where they live (top-level names come from the def lines)
+            for qual, _sig in added_python_symbols(fd.patch, max_chars=20_000, nested_only=True):
+                names.append(qual)
+                facts.symbols[qual] += 1.0
         for name in removed:
             if name not in added:
                 names.append(name)
