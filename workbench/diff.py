@@ -283,8 +283,8 @@ def parse_file(file: dict[str, Any]) -> FileDiff:
             patch = patch.replace("\r\n", "\n")
         if "\ufffd" in patch:
             flags.append("replacement_chars")
-        nlines = patch.count("\n") + 1
-        if nlines > LARGE_PATCH_LINES:
+        # more lines than characters is impossible: count them only in a patch long enough to be large
+        if len(patch) >= LARGE_PATCH_LINES and patch.count("\n") + 1 > LARGE_PATCH_LINES:
             flags.append("large")
         if not patch.startswith("@@") or _ODD_LINE.search(patch):  # wrong lengths show when parsed
             flags.append("malformed")

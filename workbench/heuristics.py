@@ -58,17 +58,28 @@ def analyze(
     truncated: list[str] = []
 
     # ---- scope and size -------------------------------------------------------------------------
-    # plain dicts, not Counters: Counter() and most_common cost more than the loop for a handful of files
+    # One pass over the files for every per-role tally below (plain dicts, not Counters: Counter() and
+    # most_common cost more than the loop for a handful of files).
     roles: dict[str, int] = {}
     area_lines: dict[str, int] = {}
+    readable: list = []  # neither generated nor binary, in file order
+    test_files: list = []
+    generated: list = []
+    has_patches = False
     for fd in files:
-        role = fd.role
-        roles[role] = roles.get(role, 0) + fd.changes
-        if role not in ("generated", "binary"):
+        role, changes = fd.role, fd.changes
+        roles[role] = roles.get(role, 0) + changes
+        if fd.patch:
+            has_patches = True
+        if role == "generated":
+            generated.append(fd)
+        elif role != "binary":
+            readable.append(fd)
+            if role == "test":
+                test_files.append(fd)
             area = conv.area_of(fd.filename)
-            area_lines[area] = area_lines.get(area, 0) + max(1, fd.changes) * (2 if role == "code" else 1)
-    present = {fd.role for fd in files}
-    scope = frozenset(r for r in present if r not in ("generated", "binary"))
+            area_lines[area] = area_lines.get(area, 0) + max(1, changes) * (2 if role == "code" else 1)
+    scope = frozenset(r for r in roles if r not in ("generated", "binary"))
     if not scope and any(
         fd.role == "binary" and fd.filename.lower().startswith(("docs/", "doc/")) for fd in files
     ):
@@ -76,9 +87,7 @@ def analyze(
     churn = sum(v for r, v in roles.items() if r not in ("generated", "binary"))
     read_lines = sum(READ_COST.get(r, 1.0) * v for r, v in roles.items())
     code_lines = roles.get("code", 0) + roles.get("notebook", 0)
-    biggest = sorted(
-        (fd for fd in files if fd.role not in ("generated", "binary")), key=lambda f: -f.changes
-    )[:n_ev]
+    biggest = sorted(readable, key=lambda f: -f.changes)[:n_ev]
     shown = biggest or files[:n_ev]
     size_ev = [Evidence(fd.filename, None, f"{fd.role}: +{fd.additions}/-{fd.deletions}") for fd in shown]
     size_label = f"{churn} changed lines in {len(files)} files"
@@ -97,7 +106,6 @@ def analyze(
         signals.append(Signal("size.tiny", f"tiny change: {size_label}", conv.weight("size.tiny"), size_ev))
 
     # ---- tests and scope signals ----------------------------------------------------------------
-    test_files = [fd for fd in files if fd.role == "test"]
     if code_lines and test_files:
         signals.append(
             Signal(
@@ -130,7 +138,6 @@ def analyze(
             signals.append(
                 Signal(name, label, 0.0, [Evidence(fd.filename, None, fd.role) for fd in files[:n_ev]])
             )
-    generated = [fd for fd in files if fd.role == "generated"]
     if generated:
         signals.append(
             Signal(
@@ -179,7 +186,6 @@ def analyze(
 
     # ---- the diff ---------------------------------------------------------------------------------
     facts = CodeFacts()
-    has_patches = any(fd.patch for fd in files)
     if has_patches:
         cat = Concat(files, RISK_ROLES)
         scan_themes(cat, facts)
