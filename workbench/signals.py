@@ -15,6 +15,7 @@ from functools import lru_cache
 from .analysis import Evidence, Signal
 from .conventions import Conventions
 from .diff import Concat, FileDiff, added_lines_with, added_python_symbols, new_line_at
+from .patchscan import hunk_section_texts
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -295,12 +296,23 @@ def section_name(section: str) -> str | None:
     return m.group(1) if m else None
 
 
+# A detector's find before it becomes evidence: (file name, its patch, position of the line or None, text).
+# Signals show only the first few finds and count the rest, so the line number (a scan back to the hunk
+# header) is worked out only for the ones shown.
+_Find = tuple[str | None, str | None, int | None, str]
+
+
+def _shown(finds: list[_Find], n: int) -> list[Evidence]:
+    return [
+        Evidence(f, new_line_at(p, pos) if p is not None and pos is not None else None, t)
+        for f, p, pos, t in finds[:n]
+    ]
+
+
 def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
     """Enclosing functions from @@ headers, and def/class lines added or removed -> API-change signals."""
-    from .patchscan import hunk_section_texts
-
     removed_ev: list[Evidence] = []
-    signature_ev: list[Evidence] = []
+    signature_ev: list[_Find] = []
     ast_budget = 60_000  # characters of patch per PR worth an ast.parse
     for fd in files:
         if not fd.patch or fd.role not in ("code", "test", "notebook"):
@@ -346,11 +358,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
             elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
                 sig, start = added[name]
-                signature_ev.append(
-                    Evidence(
-                        fd.filename, new_line_at(fd.patch, start), f"{name}{old_sig} -> {name}{sig}"[:240]
-                    )
-                )
+                signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     if removed_ev:
@@ -368,7 +376,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 "api.signature",
                 f"public signatures changed ({len(signature_ev)})",
                 conv.weight("api.signature"),
-                signature_ev[:n_ev],
+                _shown(signature_ev, n_ev),
             )
         )
     return sigs
@@ -388,12 +396,23 @@ _ARG_DEFAULT = re.compile(
     r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
 )
 _CONFIG_KEY = re.compile(r"([+-])[ \t]*[\"']?([\w.\-]+)[\"']?[ \t]*[:=][ \t]*(.*)")
+# The same, as one scan of the patch anchored on newlines (nothing in it matches a newline, so each match
+# is one line, as matching line by line was) instead of a Python loop over every line.
+_CONFIG_LINE = re.compile("\n" + _CONFIG_KEY.pattern)
+_MAX_KEY_LINES = 401  # config and dependency keys are read in a patch's first lines only
+
+
+def _first_lines(text: str, n: int) -> str:
+    """`text` cut after its first `n` lines."""
+    if text.count("\n") < n:
+        return text
+    return "\n".join(text.split("\n", n)[:n])
 
 
 def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     """Dataclass field / argparse defaults changed in code, and keys changed in YAML/TOML/JSON files."""
-    defaults: list[Evidence] = []
-    keys: list[Evidence] = []
+    defaults: list[_Find] = []
+    keys: list[_Find] = []
     for fd in files:
         p = fd.patch
         if not p or (not p.startswith("-") and "\n-" not in p):  # no removed line
@@ -409,9 +428,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     line = text[i + 2 : j if j >= 0 else len(text)]
                     new = _value(line.split("=", 1)[1]) if "=" in line else None
                     if new is not None and new != old:
-                        defaults.append(
-                            Evidence(fd.filename, new_line_at(p, i), f"{name}: {old} -> {new}"[:200])
-                        )
+                        defaults.append((fd.filename, p, i, f"{name}: {old} -> {new}"[:200]))
             if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
                 for m in _ARG_DEFAULT.finditer(text):
                     name, old = m.group(1), m.group(2).strip()
@@ -420,35 +437,25 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                             new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
                             if new != old:
                                 defaults.append(
-                                    Evidence(
-                                        fd.filename,
-                                        new_line_at(p, start),
-                                        f"--{name}: default {old} -> {new}"[:200],
-                                    )
+                                    (fd.filename, p, start, f"--{name}: default {old} -> {new}"[:200])
                                 )
                             break
         elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
             old_vals: dict[str, str] = {}
             new_vals: dict[str, tuple[str, int]] = {}
-            pos = 0
-            for n, raw in enumerate(p.split("\n")):
-                if n > 400:
-                    break
-                if raw[:1] in "+-":
-                    m = _CONFIG_KEY.match(raw)
-                    if m:
-                        if m.group(1) == "-":
-                            old_vals[m.group(2)] = _value(m.group(3))
-                        else:
-                            new_vals[m.group(2)] = (_value(m.group(3)), pos)
-                pos += len(raw) + 1
+            # m.start() in "\n" + head is where the line starts in the patch
+            for m in _CONFIG_LINE.finditer("\n" + _first_lines(p, _MAX_KEY_LINES)):
+                if m.group(1) == "-":
+                    old_vals[m.group(2)] = _value(m.group(3))
+                else:
+                    new_vals[m.group(2)] = (_value(m.group(3)), m.start())
             for k, (v, at) in new_vals.items():
                 if k in old_vals and old_vals[k] != v:
-                    keys.append(Evidence(fd.filename, new_line_at(p, at), f"{k}: {old_vals[k]} -> {v}"[:200]))
+                    keys.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
-                    keys.append(Evidence(fd.filename, new_line_at(p, at), f"added {k}: {v}"[:200]))
+                    keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
             for k in old_vals.keys() - new_vals.keys():
-                keys.append(Evidence(fd.filename, None, f"removed {k}"[:200]))
+                keys.append((fd.filename, None, None, f"removed {k}"[:200]))
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     if defaults:
@@ -457,13 +464,16 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 "config.defaults",
                 f"default values changed in code ({len(defaults)})",
                 conv.weight("config.defaults"),
-                defaults[:n_ev],
+                _shown(defaults, n_ev),
             )
         )
     if keys:
         sigs.append(
             Signal(
-                "config.keys", f"config keys changed ({len(keys)})", conv.weight("config.keys"), keys[:n_ev]
+                "config.keys",
+                f"config keys changed ({len(keys)})",
+                conv.weight("config.keys"),
+                _shown(keys, n_ev),
             )
         )
     return sigs
@@ -472,6 +482,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
 _DEP = re.compile(
     r"([+-])[ \t]*[\"']?([A-Za-z][\w.\-]*(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
 )
+_DEP_LINE = re.compile("\n" + _DEP.pattern)  # one scan anchored on newlines, as _CONFIG_LINE
 _BUMP_TITLE = re.compile(
     r"\b(bump|upgrade|pin|unpin|update|downgrade)\b.{0,60}\b(to|from|version|v?\d)", re.I
 )
@@ -479,32 +490,28 @@ _BUMP_TITLE = re.compile(
 
 def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Signal]:
     """Dependency version changes in build files (requirements, pyproject, setup.py, Dockerfile, ...)."""
-    ev: list[Evidence] = []
+    ev: list[_Find] = []
     for fd in files:
         if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
             continue
         old: dict[str, str] = {}
-        pos = 0
-        for n, raw in enumerate(fd.patch.split("\n")):
-            if n > 400:
-                break
-            if raw[:1] in "+-":
-                m = _DEP.match(raw)
-                if m:
-                    name = m.group(2).lower()
-                    if m.group(1) == "-":
-                        old[name] = m.group(3)
-                    elif old.get(name) != m.group(3):
-                        was = f"{old[name]} -> " if name in old else "added "
-                        ev.append(
-                            Evidence(fd.filename, new_line_at(fd.patch, pos), f"{name}: {was}{m.group(3)}")
-                        )
-            pos += len(raw) + 1
+        for m in _DEP_LINE.finditer("\n" + _first_lines(fd.patch, _MAX_KEY_LINES)):
+            name = m.group(2).lower()
+            if m.group(1) == "-":
+                old[name] = m.group(3)
+            elif old.get(name) != m.group(3):
+                was = f"{old[name]} -> " if name in old else "added "
+                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
     if not ev and _BUMP_TITLE.search(title or "") and any(f.role == "build" for f in files):
-        ev.append(Evidence(None, None, title))
+        ev.append((None, None, None, title))
     if not ev:
         return []
     n_ev = int(conv.threshold("max_evidence", 3))
     return [
-        Signal("deps.bump", f"dependency versions changed ({len(ev)})", conv.weight("deps.bump"), ev[:n_ev])
+        Signal(
+            "deps.bump",
+            f"dependency versions changed ({len(ev)})",
+            conv.weight("deps.bump"),
+            _shown(ev, n_ev),
+        )
     ]
