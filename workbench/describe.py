@@ -231,16 +231,22 @@ _BREAK = re.compile(r"[\n.!?。](?:(?<=\n)(?=\n|[-*#>|] |\d+\. )|(?<=[.!?])(?= )
 
 
 class _Sentences:
-    __slots__ = ("text", "ends")
+    """Sentence bounds around positions of `text`; the breaks are found on the first question (most
+    descriptions contain none of the keys, so most never ask)."""
+
+    __slots__ = ("text", "_ends")
 
     def __init__(self, text: str):
         self.text = text
-        self.ends = [m.end() for m in _BREAK.finditer(text)]
+        self._ends: list[int] | None = None
 
     def around(self, i: int) -> tuple[int, int]:
-        k = bisect_right(self.ends, i)
-        start = self.ends[k - 1] if k else 0
-        end = self.ends[k] if k < len(self.ends) else len(self.text)
+        ends = self._ends
+        if ends is None:
+            ends = self._ends = [m.end() for m in _BREAK.finditer(self.text)]
+        k = bisect_right(ends, i)
+        start = ends[k - 1] if k else 0
+        end = ends[k] if k < len(ends) else len(self.text)
         return start, min(end, start + 600)
 
     def find(self, low: str, keys: tuple[str, ...], limit: int = 8) -> list[tuple[int, str]]:
