@@ -212,14 +212,17 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
         )
         scored.append((score, fd, risk, syms))
     scored.sort(key=lambda x: -x[0])
+    # the risk themes each file has hits of, in theme order: one pass over the hits, not one per file
+    file_themes: dict[int, list[str]] = {}
+    for n, hits in facts.theme_hits.items():
+        for fid in dict.fromkeys(id(h.file) for h in hits):
+            file_themes.setdefault(fid, []).append(n.split(".", 1)[1])
     out = []
     for score, fd, _risk, syms in scored[: int(conv.threshold("max_key_files", 6))]:
         reason = [f"{fd.role}, +{fd.additions}/-{fd.deletions}"]
         if fd.status in ("added", "removed", "renamed"):
             reason.append(fd.status)
-        themes = [
-            n.split(".", 1)[1] for n, hits in facts.theme_hits.items() if any(h.file is fd for h in hits)
-        ]
+        themes = file_themes.get(id(fd))
         if themes:
             reason.append("risk: " + ", ".join(themes))
         if fd.filename in named:

@@ -376,6 +376,9 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
         texts += [c.get("body") or "" for c in (record.review_comments or []) if _login(c) == author]
         texts += [r.get("body") or "" for r in (record.reviews or []) if _login(r) == author]
         for t in texts:
+            tl = t.lower()
+            if not any(k in tl for k in PROMISE):
+                continue  # a key absent from the text is absent from each of its sentences
             for s in _sentences(t):
                 low = s.lower()
                 if any(k in low for k in PROMISE) and (
