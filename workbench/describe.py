@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from .analysis import CrossRef, Evidence, Signal
@@ -26,18 +28,18 @@ _NUMBER = re.compile(
 _FROM_TO = re.compile(r"from\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
 
 
-def _from_to(text: str, end: int) -> list[re.Match]:
+def _from_to(text: str, end: int) -> Iterator[re.Match]:
     """The matches `\bfrom...` would give, in order: a hit inside a word is retried one character on."""
-    out, pos = [], 0
+    pos = 0
     while True:
         m = _FROM_TO.search(text, pos, end)
         if m is None:
-            return out
+            return
         i = m.start()
         if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
             pos = i + 1
             continue
-        out.append(m)
+        yield m
         pos = m.end()
 
 
@@ -206,14 +208,15 @@ def _is_boilerplate(para: str, conv: Conventions, phrases: bool = True) -> bool:
     return phrases and conv.is_boilerplate(para)
 
 
-def _sentences(text: str) -> list[str]:
+def _sentences(text: str, enough: int = 301) -> list[str]:
+    """The sentences of `text`, line by line; stops after the line that brings `enough` or more."""
     out = []
     for line in text.split("\n"):
         line = line.strip().lstrip("-*>+ ").strip()
         if not line or line.startswith("```") or line.startswith("### "):
             continue
         out.extend(s.strip() for s in _SENTENCE_SPLIT.split(line) if len(s.strip()) > 3)
-        if len(out) > 300:
+        if len(out) >= enough:
             break
     return out
 
@@ -285,12 +288,13 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
     for heading, sec in sections:  # a filled-in "Test" section is a test plan whatever its wording
         hl = heading.lower()
         if hl.startswith("test") or "test plan" in hl or "测试" in hl:
-            tests = [(0, ln) for ln in _sentences(sec)[:3]] + tests
+            tests = [(0, ln) for ln in _sentences(sec, 3)[:3]] + tests
     out["test_plan"] = list(dict.fromkeys(_clip(s) for _, s in tests))[:8]
     nums: dict[int, str] = {}
-    num_hits = list(_NUMBER.finditer(text, 0, 8000))
+    # taken lazily: the search stops once 8 sentences with numbers are found
+    num_hits: Iterator[re.Match] = _NUMBER.finditer(text, 0, 8000)
     if "from " in low:
-        num_hits += _from_to(text, 8000)
+        num_hits = chain(num_hits, _from_to(text, 8000))
     for m in num_hits:
         a, b = sents.around(m.start())
         if a not in nums:
