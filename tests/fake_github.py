@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
+FAKE_TOKEN = "ghp_test_token_for_the_fake"  # GraphQL needs a token; the fake takes any
+
 FILES_CAP = 3000
 COMMITS_CAP = 250
 

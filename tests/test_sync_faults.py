@@ -5,22 +5,14 @@ from __future__ import annotations
 import time
 
 import pytest
-from fake_github import FakeGitHub, assert_whole, generate_prs
+from fake_github import FAKE_TOKEN, FakeGitHub, assert_whole, generate_prs
 
 from workbench.config import WorkbenchError
-from workbench.sources import github_http
 from workbench.sources.github import sync_repo
 from workbench.store import Store
 
-TOKEN = "ghp_test_token_for_the_fake"  # GraphQL needs a token; the fake takes any
+TOKEN = FAKE_TOKEN
 REPO = "octo/faulty"
-
-
-@pytest.fixture
-def sleeps(monkeypatch):
-    calls: list[float] = []
-    monkeypatch.setattr(github_http, "_sleep", calls.append)
-    return calls
 
 
 @pytest.fixture

@@ -6,22 +6,14 @@ from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
-from fake_github import FakeGitHub, add_edge_prs, assert_whole, generate_prs
+from fake_github import FAKE_TOKEN, FakeGitHub, add_edge_prs, assert_whole, generate_prs
 
 from workbench.config import WorkbenchError
-from workbench.sources import github_http
 from workbench.sources.github import parse_since, split_diff, sync_repo
 from workbench.store import Store
 
-TOKEN = "ghp_test_token_for_the_fake"  # GraphQL needs a token; the fake takes any
+TOKEN = FAKE_TOKEN
 REPO = "octo/widgets"
-
-
-@pytest.fixture
-def sleeps(monkeypatch):
-    calls: list[float] = []
-    monkeypatch.setattr(github_http, "_sleep", calls.append)
-    return calls
 
 
 @pytest.fixture
