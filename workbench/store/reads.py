@@ -160,34 +160,17 @@ class ReadsMixin(StoreBase):
             number=number,
             pr=pr,
             files=files,
-            issue_comments=[
-                json.loads(r[0])
-                for r in q(
-                    "SELECT raw_json FROM issue_comments WHERE repo_pk=? AND number=? AND deleted_at IS NULL ORDER BY created_at, id",
-                    (pk, number),
-                )
-            ],
-            reviews=[
-                json.loads(r[0])
-                for r in q(
-                    "SELECT raw_json FROM reviews WHERE repo_pk=? AND number=? ORDER BY submitted_at, id",
-                    (pk, number),
-                )
-            ],
+            issue_comments=_raw(q, "issue_comments", pk, number, "created_at, id", "AND deleted_at IS NULL"),
+            reviews=_raw(q, "reviews", pk, number, "submitted_at, id"),
             review_comments=[
                 _review_comment(r)
                 for r in q(
-                    "SELECT raw_json, thread_resolved FROM review_comments WHERE repo_pk=? AND number=? ORDER BY created_at, id",
+                    "SELECT raw_json, thread_resolved FROM review_comments WHERE repo_pk=? AND number=? "
+                    "ORDER BY created_at, id",
                     (pk, number),
                 )
             ],
-            commits=[
-                json.loads(r[0])
-                for r in q(
-                    "SELECT raw_json FROM commits WHERE repo_pk=? AND number=? ORDER BY position",
-                    (pk, number),
-                )
-            ],
+            commits=_raw(q, "commits", pk, number, "position"),
             source=row["source"],
             field_sources=json.loads(row["field_sources"] or "{}"),
             files_truncated=bool(row["files_truncated"]),
@@ -309,6 +292,12 @@ def _decode(payload: bytes) -> pd.DataFrame | None:
         return None
     # Written by another release with other columns or types: not ours to return.
     return df if list(df.dtypes.items()) == _FRAME_TYPES else None
+
+
+def _raw(q, table: str, pk: int, number: int, order: str, where: str = "") -> list[dict]:
+    """A PR's child rows as GitHub sent them (their raw JSON), in a stable order."""
+    sql = f"SELECT raw_json FROM {table} WHERE repo_pk=? AND number=? {where} ORDER BY {order}"
+    return [json.loads(r[0]) for r in q(sql, (pk, number))]
 
 
 def _review_comment(r: sqlite3.Row) -> dict:
