@@ -13,3 +13,13 @@ def sleeps(monkeypatch):
     calls: list[float] = []
     monkeypatch.setattr(github_http, "_sleep", calls.append)
     return calls
+
+
+@pytest.fixture
+def store(tmp_path):
+    """An empty cache in a temporary directory (test files may define their own)."""
+    from workbench.store import Store
+
+    s = Store(tmp_path)
+    yield s
+    s.close()

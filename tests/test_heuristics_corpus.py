@@ -14,6 +14,7 @@ import pytest
 from workbench.conventions import load_conventions
 from workbench.heuristics import analysis_frame, analyze
 from workbench.records import PRRecord
+from workbench.sources.sample import sample_records
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SAMPLE = Path(__file__).resolve().parents[1] / "cache" / "sample" / "example-org-minirl.jsonl"
@@ -101,22 +102,7 @@ def test_verdict_distribution_is_recorded(verl, capsys):
 def sample():
     if not SAMPLE.exists():
         pytest.skip("the sample repository is absent")
-    recs = []
-    for line in SAMPLE.read_text(encoding="utf-8").splitlines():
-        d = json.loads(line)
-        recs.append(
-            PRRecord(
-                repo="example-org/minirl",
-                number=d["pr"]["number"],
-                pr=d["pr"],
-                files=d.get("files", []),
-                issue_comments=d.get("issue_comments", []),
-                reviews=d.get("reviews", []),
-                review_comments=d.get("review_comments", []),
-                commits=d.get("commits", []),
-                source="sample",
-            )
-        )
+    recs = sample_records(SAMPLE)
     known = {r.number: (r.title, r.state) for r in recs}
     return {r.number: (r, analyze(r, known_prs=known)) for r in recs}
 

@@ -23,13 +23,6 @@ def gh():
         yield fake
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path)
-    yield s
-    s.close()
-
-
 def run(store, gh, **kw):
     kw.setdefault("progress", False)
     kw.setdefault("token", TOKEN)

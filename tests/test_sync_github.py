@@ -22,13 +22,6 @@ def gh():
         yield fake
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path)
-    yield s
-    s.close()
-
-
 def run(store, gh, repo=REPO, **kw):
     kw.setdefault("progress", False)
     kw.setdefault("token", TOKEN)

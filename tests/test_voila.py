@@ -5,31 +5,23 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import CHROMIUM_ARGS, chromium_path, require_browser
+from jupyter_server_helper import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium"),
     pytest.mark.skipif(shutil.which("voila") is None, reason="needs voila (pip install -e '.[test]')"),
 ]
-playwright = pytest.importorskip("playwright.sync_api")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sync_api = require_browser()
 
 
 @pytest.fixture
@@ -39,7 +31,7 @@ def voila(tmp_path):
 
     cache = tmp_path / "cache"
     load_sample(Store(cache), include_verl=False)
-    port, token = _free_port(), "voila-test-token"
+    port, token = free_port(), "voila-test-token"
     log = (tmp_path / "voila.log").open("w")
     env = dict(os.environ, WORKBENCH_CACHE=str(cache), WORKBENCH_EXPORTS=str(tmp_path / "exports"))
     proc = subprocess.Popen(
@@ -85,14 +77,8 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 def test_review_app_runs_under_voila(voila, tmp_path):
     base, token = voila
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run"],
-        )  # fmt: skip
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         page = browser.new_page()
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -117,7 +103,3 @@ def test_review_app_runs_under_voila(voila, tmp_path):
             raise
         finally:
             browser.close()
-
-
-if __name__ == "__main__":
-    sys.exit(pytest.main([__file__, "-v"]))

@@ -474,9 +474,8 @@ class _Pass:
         threads = self._complete(n, node, "reviewThreads")
         commits_nodes = self._complete(n, node, "commits", cap=gq.COMMITS_CAP)
         review_comments, incomplete = gq.review_comments_from_threads(threads)
-        if (
-            incomplete
-        ):  # a thread longer than a batch page: REST has every comment, GraphQL says which are resolved
+        # A thread longer than a batch page: REST has every comment, GraphQL says which are resolved.
+        if incomplete:
             resolved = gq.resolved_by_root(threads)
             review_comments = self._rest_list(f"/repositories/{self.id}/pulls/{n}/comments")
             for c in review_comments:
