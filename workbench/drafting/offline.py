@@ -169,29 +169,43 @@ def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
     # a measurement, not a follow-up sentence that happens to hold a number
     taken = {cause, *_items(d.get("followups")), _first(d.get("test_plan"))}
     numbers = next((x for x in _items(d.get("numbers")) if x not in taken), None)
-    if lang == "zh":
-        out = f"本 PR 改动 {n} 个文件（{size}）" + (f"，集中在 {areas}" if areas else "") + "。"
-        if a and a.deciding:
-            out += f"判断依据：{'；'.join(label_zh(x) for x in a.deciding[:3])}。"
-        if cause:
-            out += f"作者给出的根因：「{_quote(cause)}」"
-        if numbers and numbers != cause:
-            out += f"作者给出的数据：「{_quote(numbers)}」"
-        if not cause and not numbers and d.get("empty"):
-            out += "PR 描述为空或只有模板，需要从代码读出意图。"
-        return out
-    out = (
-        f"Changes {n} file{'s' if n != 1 else ''} ({size})" + (f", mostly in {areas}" if areas else "") + "."
-    )
+    t = _SUMMARY[lang]
+    parts = [t["changes"](n, size) + (t["areas"].format(areas) if areas else "") + t["stop"]]
     if a and a.deciding:
-        out += f" Deciding signals: {'; '.join(a.deciding[:3])}."
+        labels = [label_zh(x) for x in a.deciding[:3]] if lang == "zh" else a.deciding[:3]
+        parts.append(t["deciding"].format(t["sep"].join(labels)))
     if cause:
-        out += f' Root cause as the author puts it: "{_quote(cause)}"'
+        parts.append(t["cause"].format(_quote(cause)))
     if numbers and numbers != cause:
-        out += f' Numbers given: "{_quote(numbers)}"'
+        parts.append(t["numbers"].format(_quote(numbers)))
     if not cause and not numbers and d.get("empty"):
-        out += " The description is empty or template only: read the intent from the code."
-    return out
+        parts.append(t["empty"])
+    return "".join(parts)
+
+
+# The summary's phrases per language; English sentences carry their own leading space.
+_SUMMARY = {
+    "zh": {
+        "changes": lambda n, size: f"本 PR 改动 {n} 个文件（{size}）",
+        "areas": "，集中在 {}",
+        "stop": "。",
+        "deciding": "判断依据：{}。",
+        "sep": "；",
+        "cause": "作者给出的根因：「{}」",
+        "numbers": "作者给出的数据：「{}」",
+        "empty": "PR 描述为空或只有模板，需要从代码读出意图。",
+    },
+    "en": {
+        "changes": lambda n, size: f"Changes {n} file{'s' if n != 1 else ''} ({size})",
+        "areas": ", mostly in {}",
+        "stop": ".",
+        "deciding": " Deciding signals: {}.",
+        "sep": "; ",
+        "cause": ' Root cause as the author puts it: "{}"',
+        "numbers": ' Numbers given: "{}"',
+        "empty": " The description is empty or template only: read the intent from the code.",
+    },
+}
 
 
 _REASON_ZH = {
