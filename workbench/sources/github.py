@@ -525,25 +525,9 @@ class _Pass:
             next_url = r.next_url
         return out
 
-    def _cached_files(self, n: int, head: str | None) -> tuple[bool, bool]:
-        """(files for this head SHA are cached, they were truncated). A read-only peek at the store."""
-        if not head:
-            return False, False
-        c = self.store.conn
-        row = c.execute(
-            "SELECT head_sha, files_truncated FROM prs WHERE repo_pk=? AND number=? AND instr(source,'api')>0",
-            (self.pk, n),
-        ).fetchone()
-        if row is None or row[0] != head:
-            return False, False
-        has = c.execute(
-            "SELECT 1 FROM pr_files WHERE repo_pk=? AND number=? AND files_key=? LIMIT 1", (self.pk, n, head)
-        ).fetchone()
-        return has is not None, bool(row[1])
-
     def _files(self, n: int, detail: dict) -> tuple[list[dict], bool]:
         head = (detail.get("head") or {}).get("sha")
-        cached, truncated = self._cached_files(n, head)
+        cached, truncated = self.store.api_files_cached(self.pk, n, head)
         if cached:
             return [], truncated  # same head, same files: the store keeps them under the head SHA
         if detail.get("changed_files") == 0:

@@ -47,14 +47,6 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _already_loaded(store: Store, repo_pk: int, note: str) -> bool:
-    row = store.conn.execute(
-        "SELECT 1 FROM sync_runs WHERE repo_pk=? AND kind='sample' AND status='ok' AND note=? LIMIT 1",
-        (repo_pk, note),
-    ).fetchone()
-    return row is not None
-
-
 def _require(path: Path) -> Path:
     if not path.is_file():
         raise WorkbenchError(
@@ -155,9 +147,10 @@ def _load_one(
     t0 = time.perf_counter()
     note = f"sample {path.name} sha256={_digest(_require(path))}"
     pk = store.repo_pk(repo)
-    if pk is not None and not force and _already_loaded(store, pk, note):  # read-only: nothing changes
-        n = store.conn.execute("SELECT count(*) FROM prs WHERE repo_pk=?", (pk,)).fetchone()[0]
-        return LoadResult(repo, n, True, time.perf_counter() - t0, what)
+    if (
+        pk is not None and not force and store.has_finished_run(pk, "sample", note)
+    ):  # read-only: nothing changes
+        return LoadResult(repo, store.pr_count(pk), True, time.perf_counter() - t0, what)
     pk = store.upsert_repo(repo)
     records = records_fn(path)
     run = store.start_run(pk, "sample")

@@ -262,11 +262,24 @@ class ReadsMixin(StoreBase):
             (repo, pk),
         )
 
-    def has_pr(self, repo_pk: int, number: int) -> bool:
-        return (
-            self.conn.execute("SELECT 1 FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)).fetchone()
-            is not None
-        )
+    def pr_count(self, repo_pk: int) -> int:
+        return self.conn.execute("SELECT count(*) FROM prs WHERE repo_pk=?", (repo_pk,)).fetchone()[0]
+
+    def api_files_cached(self, repo_pk: int, number: int, head: str | None) -> tuple[bool, bool]:
+        """(the API's files for this head SHA are cached, they were truncated): lets a re-sync skip /files."""
+        if not head:
+            return False, False
+        row = self.conn.execute(
+            "SELECT head_sha, files_truncated FROM prs WHERE repo_pk=? AND number=? AND instr(source,'api')>0",
+            (repo_pk, number),
+        ).fetchone()
+        if row is None or row[0] != head:
+            return False, False
+        has = self.conn.execute(
+            "SELECT 1 FROM pr_files WHERE repo_pk=? AND number=? AND files_key=? LIMIT 1",
+            (repo_pk, number, head),
+        ).fetchone()
+        return has is not None, bool(row[1])
 
     def pr_updated_at(self, repo_pk: int, number: int) -> str | None:
         row = self.conn.execute(

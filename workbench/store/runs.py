@@ -77,6 +77,14 @@ class RunsMixin(StoreBase):
                  dumps(errors or []), note, run_id),
             )  # fmt: skip
 
+    def has_finished_run(self, repo_pk: int, kind: str, note: str) -> bool:
+        """Whether a run of this kind with this note ended well (e.g. this exact sample file was loaded)."""
+        row = self.conn.execute(
+            "SELECT 1 FROM sync_runs WHERE repo_pk=? AND kind=? AND status='ok' AND note=? LIMIT 1",
+            (repo_pk, kind, note),
+        ).fetchone()
+        return row is not None
+
     def sync_runs(self) -> pd.DataFrame:
         return self._frame(
             "SELECT s.*, r.full_name AS repo FROM sync_runs s LEFT JOIN repos r ON r.pk=s.repo_pk ORDER BY s.id"
