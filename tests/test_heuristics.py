@@ -151,6 +151,14 @@ def test_config_keys_changed_in_yaml():
     assert "config.keys" not in names(analyze(record([y2])))
 
 
+def test_removed_config_keys_are_listed_in_file_order():
+    # a set difference listed them in hash order, which changes from one process to the next
+    keys = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    y = file("pkg/config/ppo.yaml", hunk(3, ["   rollout:"] + [f"-    {k}: 1" for k in keys]))
+    texts = [e.text for e in sig(analyze(record([y])), "config.keys").evidence]
+    assert texts == ["removed alpha", "removed beta", "removed gamma"]
+
+
 def test_dataclass_and_argparse_defaults():
     lines = [
         "     class Cfg:",

@@ -454,7 +454,9 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     keys.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-            for k in old_vals.keys() - new_vals.keys():
+            for k in old_vals:  # in file order: a set difference's order changes with the hash seed
+                if k in new_vals:
+                    continue
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
