@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import ahocorasick_rs
+
 from .analysis import Evidence, Signal
 from .conventions import Conventions
 from .diff import Concat, FileDiff, added_lines_with, added_python_symbols, new_line_at
@@ -71,7 +73,6 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         ("security", "vulnerab", "cve-", "injection", "安全"),
     ),
 }
-_ADDED = re.compile(r"\n\+([^\n]*)")
 # Statements judged by where they stand on the line: one pass over added lines' starts.
 _STMT = re.compile(r"\n\+[ \t]*+(del|pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
 _STMT_THEMES = ("risk.memory", "risk.error_handling")
@@ -127,30 +128,17 @@ RISK_ROLES = frozenset(
 )  # a test exercising a lock is not a risky lock
 
 
-# Letters-only view of ASCII text: every non-letter becomes a space, so `.split()` gives the letter runs.
-_NON_ALPHA = str.maketrans({i: " " for i in range(128) if not chr(i).isalpha()})
-_ALPHA_RUN = re.compile(r"[A-Za-z]+")
-
-
-def _required_runs(needle: str, mode: str) -> frozenset[str] | None:
-    """Letter runs that must appear as whole runs wherever `needle` matches with its boundaries.
-
-    Modes i/w/f refuse a letter right before the needle, and i/w refuse one right after a needle that
-    ends in a letter or digit, so each letter run of the needle is then bounded by non-letters. None for
-    "s" (no boundary, e.g. "gc.collect" inside "xgc.collect").
-    """
-    if mode == "s":
-        return None
-    runs = _ALPHA_RUN.findall(needle)
-    if mode == "f" and needle[-1:].isalpha():
-        runs = runs[:-1]  # "f" checks only what comes before
-    return frozenset(runs) or None
-
-
-# (theme, [(needle, mode, required letter runs, the needle is one letter run)]), computed once.
+# Every theme needle in one Aho-Corasick automaton (ahocorasick_rs, a DFA in Rust): one pass over a PR's
+# patches finds every place of every needle, where ~80 str.find loops (one per needle) cost several times
+# more on real diffs. The Python work that follows is per place found, and bounded per needle.
+_NEEDLES: list[str] = list(dict.fromkeys(n for _l, needles, _w in THEMES.values() for n, _m in needles))
+_NEEDLE_ID = {n: i for i, n in enumerate(_NEEDLES)}
+_MATCHER = ahocorasick_rs.AhoCorasick(
+    _NEEDLES, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA
+)
+# (theme, [(needle id, needle, mode)]) in the table's order, which is the order evidence is listed in.
 _THEME_PLAN = [
-    (name, [(n, m, _required_runs(n, m), n.isascii() and n.isalpha()) for n, m in needles])
-    for name, (_label, needles, _words) in THEMES.items()
+    (name, [(_NEEDLE_ID[n], n, m) for n, m in needles]) for name, (_label, needles, _words) in THEMES.items()
 ]
 
 
@@ -159,38 +147,31 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
     text = cat.text
     if not text:
         return
-    # Presence is tested on the added lines alone (about a third of a patch): fewer bytes per needle, and a
-    # needle seen only in context lines never starts the line-by-line check.
-    added = "\n".join(_ADDED.findall("\n" + text))
-    # ~70 needles x `in` over the added text cost more than the rest of the scan; one translate+split gives
-    # the set of letter runs, and a needle whose runs are not all there cannot match with its boundaries
-    # (ASCII only: outside it a non-letter character would not be split on).
-    runs = set(added.translate(_NON_ALPHA).split()) if added.isascii() else None
+    places: dict[int, list[int]] = {}  # needle id -> its start positions, in text order
+    for nid, at, _end in _MATCHER.find_matches_as_indexes(text, overlapping=True):
+        places.setdefault(nid, []).append(at)
     for name, needles in _THEME_PLAN:
         hits: list[Hit] = []
         seen: set[int] = set()
-        for needle, mode, req, one_run in needles:
-            if runs is not None and req is not None:
-                if one_run:
-                    if needle not in runs:
-                        continue
-                elif not req <= runs or needle not in added:
-                    continue
-            elif needle not in added:  # memory-speed scan; needles are >= 3 characters to keep it so
+        for nid, needle, mode in needles:
+            found = places.get(nid)
+            if not found:
                 continue
-            # = added_lines_with(text, needle, word=False, limit=per_theme, max_scan=80), inlined: the
-            # first 80 lines holding the needle, of which at most per_theme added ones are looked at.
-            # Each search resumes at a line end, so `pos` is the needle's first place in its line.
-            pos = text.find(needle)
+            # The first 80 lines holding the needle, of which at most per_theme added ones are looked at;
+            # only the needle's first place in each line counts.
+            i, n_found = 0, len(found)
             looked = scanned = 0
-            while pos >= 0 and looked < per_theme and scanned < 80:
+            while i < n_found and looked < per_theme and scanned < 80:
+                pos = found[i]
                 scanned += 1
                 start = text.rfind("\n", 0, pos) + 1
                 end = text.find("\n", pos)
                 if end < 0:
                     end = len(text)
+                i += 1
+                while i < n_found and found[i] < end:  # later places in the same line
+                    i += 1
                 if text[start] != "+" or text.startswith("+++ ", start):
-                    pos = text.find(needle, end)
                     continue
                 looked += 1
                 if start not in seen and _boundary_ok(text, start, pos, needle, mode):
@@ -200,12 +181,11 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                     facts.risk_per_file[fd.filename] += 1
                     if len(hits) >= per_theme:
                         break
-                pos = text.find(needle, end)
             if len(hits) >= per_theme:
                 break
         if hits:
             facts.theme_hits[name] = hits
-    if "del" in added or "pass" in added or "except" in added or "set +e" in added:
+    if "del" in text or "pass" in text or "except" in text or "set +e" in text:
         for m in _STMT.finditer("\n" + text):
             word, rest = m.group(1), m.group(2).strip()
             if word == "pass" and rest:
