@@ -267,3 +267,21 @@ def test_added_python_symbols_from_self_contained_blocks():
     assert added_python_symbols(hunk(1, ["+    return x", "+)"])) == []
     assert added_python_symbols(hunk(1, ["+def f(:"])) == []
     assert added_python_symbols("") == []
+
+
+def test_lexer_index_matches_what_fnmatch_matches():
+    """The indexed lookup (exact names, suffixes, then the few other patterns) must accept exactly the
+    rows a plain fnmatch over the whole pygments table accepts, for names built from every pattern."""
+    import re
+    from fnmatch import fnmatchcase
+
+    from workbench.diff import _lexer_index
+
+    index = _lexer_index()
+    probes = {"x.py", "Makefile", "README", "x.tar.gz", "CMakeLists.txt", "x"}
+    for pat, _cls, _mod in index.rows:
+        name = re.sub(r"\[([^\]]*)\]", lambda m: m.group(1)[:1], pat).replace("*", "x").replace("?", "q")
+        probes |= {name, name.upper(), "x" + name}
+    for probe in probes:
+        brute = [i for i, (pat, _c, _m) in enumerate(index.rows) if fnmatchcase(probe, pat)]
+        assert index.matching_rows(probe) == brute, probe

@@ -157,6 +157,47 @@ def added_python_symbols(
     return out
 
 
+# The indentation of each added def/class line of a run (a run's first line has its "\n" too).
+_DEF_INDENT = re.compile(r"\n\+([^\S\n]*+)(?:async[ \t]++)?(?:def|class)\b")
+
+
+def added_python_methods(patch: str, *, max_chars: int = 20_000) -> list[str]:
+    """Qualified names of the nested definitions (`Engine._cleanup`) in self-contained runs of added
+    Python lines: `added_python_symbols(patch, nested_only=True)`'s names, without signatures.
+
+    Why a second entry point: the heuristics want only these names, and the parse is their main cost.
+    A definition nests only under one at a smaller indentation, so a run whose def/class lines all
+    stand at one indentation (a row of new functions, the common case) is not parsed at all.
+    """
+    import ast
+    import textwrap
+
+    out: list[str] = []
+    budget = max_chars
+    for run in _block_runs("\n" + patch):
+        if len(run) > budget:
+            continue
+        budget -= len(run)
+        if run.count("def") + run.count("class") < 2 or len(set(_DEF_INDENT.findall(run))) < 2:
+            continue  # at most one definition level: nothing nested in it
+        src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
+        try:
+            tree = ast.parse(src)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        _collect_names(tree, "", out)
+    return [q for q in out if "." in q]
+
+
+def _collect_names(node, prefix: str, out: list[str]) -> None:
+    import ast
+
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.append(prefix + child.name)
+            _collect_names(child, prefix + child.name + ".", out)
+
+
 # An added line whose text, after blanks (any whitespace but a newline, as str.lstrip), opens a block.
 _BLOCK_LINE = re.compile(r"\n\+[^\S\n]*+(?:def |async def |class |@)")
 _NOT_ADDED = re.compile(r"\n(?!\+)")

@@ -16,8 +16,8 @@ import ahocorasick_rs
 
 from .analysis import Evidence, Signal
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, added_python_symbols, new_line_at
-from .patchscan import hunk_section_texts
+from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .patchscan import added_python_methods, hunk_section_texts
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -321,7 +321,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
             ast_budget -= len(fd.patch)
             # methods: the qualified name says where they live (top-level names come from the def lines)
-            for qual, _sig in added_python_symbols(fd.patch, max_chars=20_000, nested_only=True):
+            for qual in added_python_methods(fd.patch, max_chars=20_000):
                 names.append(qual)
                 facts.symbols[qual] += 1.0
         for name in removed:
