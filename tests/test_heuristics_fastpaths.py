@@ -10,6 +10,7 @@ from workbench.conventions import load_conventions
 from workbench.describe import _sentences, read_description
 from workbench.diff import added_python_symbols, parse_files
 from workbench.heuristics import analyze
+from workbench.patchscan import added_python_methods
 from workbench.signals import scan_defaults, scan_deps
 
 
@@ -37,6 +38,23 @@ def test_nested_only_keeps_the_dotted_names_of_the_full_parse():
     assert added_python_symbols(lone, nested_only=True) == []  # a lone function: nothing nested
     a = analyze(record([file("pkg/engine.py", nested, deep)]))
     assert "Engine._cleanup" in a.key_symbols and "outer.inner" in a.key_symbols
+
+
+def test_methods_are_the_nested_names_and_one_level_runs_are_not_parsed(monkeypatch):
+    row = hunk(10, ["+def first(x):", "+    return x", "+", "+def second(y):", "+    return y"])
+    nested = hunk(40, ["+class Engine:", "+    def _cleanup(self):", "+        pass"])
+    deep = hunk(80, ["+async def outer():", "+    class Inner:", "+        pass", "+    return Inner"])
+    for patch in (row, nested, deep, "\n".join([row, nested, deep]), ""):
+        names = [q for q, _s in added_python_symbols(patch, nested_only=True)]
+        assert added_python_methods(patch) == names
+    assert added_python_methods(deep) == ["outer.Inner"]
+    import ast
+
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda src, *a, **k: parsed.append(src) or real_parse(src, *a, **k))
+    assert added_python_methods(row) == [] and parsed == []  # two functions side by side: no parse
+    assert added_python_methods(nested) == ["Engine._cleanup"] and len(parsed) == 1
 
 
 def _yaml_patch(n_plain: int, changed: str) -> str:
