@@ -60,6 +60,12 @@ _GENERATED_DIRS = ("vendor/", "third_party/", "thirdparty/", "node_modules/", "_
 _DOC_DIRS = ("docs/", "doc/", "documentation/")
 _TEST_DIRS = ("tests/", "test/", "testing/", "__tests__/", "spec/")
 _CI_DIRS = (".github/", ".circleci/", ".buildkite/", ".ci/", "ci/", ".gitlab/")
+# The same as "/dir/" needles and prefixes, built once: most file names of a new PR are new to the cache.
+_IN_GENERATED_DIR = re.compile("|".join(re.escape("/" + d) for d in _GENERATED_DIRS))
+_IN_TEST_DIR = re.compile("|".join(re.escape("/" + d) for d in _TEST_DIRS))
+_CI_PREFIXES = tuple("/" + d for d in _CI_DIRS)
+_DOC_PREFIXES = tuple("/" + d for d in _DOC_DIRS)
+_TEST_SUFFIX = re.compile(r"_test\.\w+$|\.(spec|test)\.\w+$")
 
 
 @lru_cache(maxsize=65536)
@@ -75,24 +81,24 @@ def file_role(filename: str) -> str:
         name in _LOCK_NAMES
         or name.endswith((".min.js", ".min.css", "_pb2.py", "_pb2_grpc.py", ".pb.go", ".lock"))
         or ".generated." in name
-        or any("/" + d in slashed for d in _GENERATED_DIRS)
+        or _IN_GENERATED_DIR.search(slashed)
     ):
         return "generated"
-    if slashed.startswith(tuple("/" + d for d in _CI_DIRS)) or name in _CI_NAMES:
+    if slashed.startswith(_CI_PREFIXES) or name in _CI_NAMES:
         # .github/ also holds CODEOWNERS and templates: still the CI/maintenance surface
         return "ci"
     if ext == "ipynb":
         return "notebook"
     if (
-        any("/" + d in slashed for d in _TEST_DIRS)
+        _IN_TEST_DIR.search(slashed)
         or name.startswith("test_")
         or name == "conftest.py"
-        or re.search(r"_test\.\w+$|\.(spec|test)\.\w+$", name)
+        or _TEST_SUFFIX.search(name)
     ):
         return "test"
     if (
         ext in _DOC_EXT
-        or any(slashed.startswith("/" + d) for d in _DOC_DIRS)
+        or slashed.startswith(_DOC_PREFIXES)
         or name.startswith(("readme", "changelog", "license", "contributing", "authors", "notice"))
     ):
         return "docs"

@@ -31,10 +31,19 @@ def new_line_at(patch: str, pos: int) -> int | None:
     m = _HUNK_HEADER.match(patch, h)
     if not m:
         return None
-    body_start = patch.find("\n", h) + 1
-    seg = "\n" + patch[body_start:start]
-    # every line before ours in this hunk that exists on the new side moves the counter
-    return int(m.group(3)) + seg.count("\n+") + seg.count("\n ") + seg.count("\n\n")
+    # Every line before ours in this hunk that exists on the new side moves the counter. Counted in place
+    # from the header's own newline (no copy of the hunk): a hunk can be thousands of lines long.
+    nl = patch.find("\n", h)
+    if m.group(2) == "0":  # a hunk with no old side (a new file) has only added lines: count newlines
+        return int(m.group(3)) + patch.count(
+            "\n", nl, start - 1
+        )  # the newline ending the line before ours is not a line
+    return (
+        int(m.group(3))
+        + patch.count("\n+", nl, start)
+        + patch.count("\n ", nl, start)
+        + patch.count("\n\n", nl, start)
+    )
 
 
 def line_bounds(text: str, pos: int) -> tuple[int, int]:
