@@ -265,7 +265,7 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
 
 # Possessive `*+`/`++` where what follows cannot start with a blank or word character: giving back
 # indentation can never help a match, and without them every indented line was retried once per blank.
-_DEF_LINE = re.compile(r"\n([+-])[ \t]*+(?:async[ \t]++)?(?:def|class)[ \t]+(\w+)[ \t]*([(:][^\n]*)?")
+_DEF_LINE = re.compile(r"\n([+-])([ \t]*+)(?:async[ \t]++)?(?:def|class)[ \t]+(\w+)[ \t]*([(:][^\n]*)?")
 _SECTION_NAME = re.compile(r"(?:def|class|fn|func|function|struct|impl|interface|module)\s+([A-Za-z_]\w*)")
 _SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
@@ -308,20 +308,24 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             continue
         added: dict[str, tuple[str, int]] = {}
         removed: dict[str, str] = {}
+        added_indents: set[str] = set()
         # one scan anchored on newlines finds every added or removed def/class line
         for m in _DEF_LINE.finditer("\n" + fd.patch):
-            sig = " ".join((m.group(3) or "").split())
+            sig = " ".join((m.group(4) or "").split())
             if m.group(1) == "+":
-                added[m.group(2)] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
+                added[m.group(3)] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
+                added_indents.add(m.group(2))
             else:
-                removed[m.group(2)] = sig
+                removed[m.group(3)] = sig
         for name in added:
             names.append(name)
             facts.symbols[name] += 1.5 if fd.role == "code" else 0.3
         if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
             ast_budget -= len(fd.patch)
-            # methods: the qualified name says where they live (top-level names come from the def lines)
-            for qual in added_python_methods(fd.patch, max_chars=20_000):
+            # methods: the qualified name says where they live (top-level names come from the def lines);
+            # nothing nests where every added definition stands at one indentation: no runs to look for
+            nested = added_python_methods(fd.patch, max_chars=20_000) if len(added_indents) > 1 else []
+            for qual in nested:
                 names.append(qual)
                 facts.symbols[qual] += 1.0
         for name in removed:
