@@ -138,7 +138,8 @@ _MATCHER = ahocorasick_rs.AhoCorasick(
 )
 # (theme, [(needle id, needle, mode)]) in the table's order, which is the order evidence is listed in.
 _THEME_PLAN = [
-    (name, [(_NEEDLE_ID[n], n, m) for n, m in needles]) for name, (_label, needles, _words) in THEMES.items()
+    (name, frozenset(_NEEDLE_ID[n] for n, _m in needles), [(_NEEDLE_ID[n], n, m) for n, m in needles])
+    for name, (_label, needles, _words) in THEMES.items()
 ]
 
 
@@ -150,7 +151,9 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
     places: dict[int, list[int]] = {}  # needle id -> its start positions, in text order
     for nid, at, _end in _MATCHER.find_matches_as_indexes(text, overlapping=True):
         places.setdefault(nid, []).append(at)
-    for name, needles in _THEME_PLAN:
+    for name, theme_ids, needles in _THEME_PLAN:
+        if theme_ids.isdisjoint(places):  # most PRs touch few themes: skip the others' needle lists
+            continue
         hits: list[Hit] = []
         seen: set[int] = set()
         for nid, needle, mode in needles:
