@@ -148,6 +148,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
     text = cat.text
     if not text:
         return
+    per_file = facts.risk_per_file
     places: dict[int, list[int]] = {}  # needle id -> its start positions, in text order
     for nid, at, _end in _MATCHER.find_matches_as_indexes(text, overlapping=True):
         places.setdefault(nid, []).append(at)
@@ -181,7 +182,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                     fd, local = cat.locate(start)
                     seen.add(start)
                     hits.append(Hit(fd, local, text[start + 1 : end].strip()[:200]))
-                    facts.risk_per_file[fd.filename] += 1
+                    per_file[fd.filename] = per_file.get(fd.filename, 0) + 1
                     if len(hits) >= per_theme:
                         break
             if len(hits) >= per_theme:
@@ -305,12 +306,12 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     for fd in files:
         if not fd.patch or fd.role not in ("code", "test", "notebook"):
             continue
-        names: list[str] = []
-        for sec in hunk_section_texts(fd.patch):
-            n = section_name(sec)
-            if n:
-                names.append(n)
-                facts.symbols[n] += 1.0 if fd.role == "code" else 0.3
+        # Counter's += goes through a Python-level __missing__ for every new name: dict.get does not
+        symbols = facts.symbols
+        w = 1.0 if fd.role == "code" else 0.3
+        names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
+        for n in names:
+            symbols[n] = symbols.get(n, 0) + w
         if "def " not in fd.patch and "class " not in fd.patch:
             facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
             continue
