@@ -151,6 +151,31 @@ def test_config_keys_changed_in_yaml():
     assert "config.keys" not in names(analyze(record([y2])))
 
 
+def test_program_themes_ignore_settings_in_scripts_ci_and_config():
+    # verl's training scripts say "param_offload=True" and its CI installs pytest-asyncio: settings, not a
+    # leak or a race; the same words in Python code are behaviour
+    script = file(
+        "examples/run_grpo.sh", hunk(5, ["+    actor.fsdp_config.param_offload=True \\", "+    dtype=bf16"])
+    )
+    ci = file(".github/workflows/gpu.yml", hunk(9, ["+      - run: pip install pytest-asyncio"]))
+    cfg = file("pkg/config/ppo.yaml", hunk(3, ["+  offload: true"]))
+    quiet = names(analyze(record([script, ci, cfg])))
+    assert not quiet & {"risk.memory", "risk.concurrency", "risk.numerics"}
+    code = file("pkg/engine.py", hunk(5, ["+    self.offload(model)", "+    await asyncio.sleep(1)"]))
+    loud = names(analyze(record([script, code])))
+    assert {"risk.memory", "risk.concurrency"} <= loud
+
+
+def test_safe_loads_are_not_security_hits():
+    safe = code_file(['+    sd = torch.load(path, map_location="cpu", weights_only=True)'])
+    assert "risk.security" not in names(analyze(record([safe])))
+    unsafe = code_file(['+    sd = torch.load(path, map_location="cpu")'])
+    assert "risk.security" in names(analyze(record([unsafe])))
+    assert "risk.security" not in names(
+        analyze(record([code_file(["+    c = yaml.load(f, Loader=yaml.SafeLoader)"])]))
+    )
+
+
 def test_removed_config_keys_are_listed_in_file_order():
     # a set difference listed them in hash order, which changes from one process to the next
     keys = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]

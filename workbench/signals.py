@@ -127,6 +127,21 @@ RISK_ROLES = frozenset(
     {"code", "ci", "build", "notebook", "config"}
 )  # a test exercising a lock is not a risky lock
 
+# Themes about what a program does: found only in program code. In shell scripts, CI, build and config
+# files their words are settings ("param_offload=True", "pip install pytest-asyncio", "dtype: bf16"), and
+# on a real verl history such lines were the largest source of memory and concurrency hits.
+PROGRAM_THEMES = frozenset({"risk.concurrency", "risk.memory", "risk.numerics"})
+_SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
+
+
+def _is_program(fd: FileDiff) -> bool:
+    return fd.role in ("code", "notebook") and fd.language not in _SCRIPT_LANGUAGES
+
+
+# A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
+# nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects.
+_DEFUSED = {"torch.load(": ("weights_only=True",), "yaml.load(": ("SafeLoader",)}
+
 
 # Every theme needle in one Aho-Corasick automaton (ahocorasick_rs, a DFA in Rust): one pass over a PR's
 # patches finds every place of every needle, where ~80 str.find loops (one per needle) cost several times
@@ -157,6 +172,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
             continue
         hits: list[Hit] = []
         seen: set[int] = set()
+        program_only = name in PROGRAM_THEMES
         for nid, needle, mode in needles:
             found = places.get(nid)
             if not found:
@@ -177,11 +193,16 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                     i += 1
                 if text[start] != "+" or text.startswith("+++ ", start):
                     continue
+                fd, local = cat.locate(start)
+                if program_only and not _is_program(fd):
+                    continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
                 if start not in seen and _boundary_ok(text, start, pos, needle, mode):
-                    fd, local = cat.locate(start)
+                    line = text[start + 1 : end]
+                    if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
+                        continue
                     seen.add(start)
-                    hits.append(Hit(fd, local, text[start + 1 : end].strip()[:200]))
+                    hits.append(Hit(fd, local, line.strip()[:200]))
                     per_file[fd.filename] = per_file.get(fd.filename, 0) + 1
                     if len(hits) >= per_theme:
                         break
@@ -202,6 +223,8 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
             hits = facts.theme_hits.setdefault(theme, [])
             if len(hits) < per_theme:
                 fd, local = cat.locate(m.start())
+                if theme in PROGRAM_THEMES and not _is_program(fd):
+                    continue
                 hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
                 facts.risk_per_file[fd.filename] += 1
             elif all(len(facts.theme_hits.get(t, ())) >= per_theme for t in _STMT_THEMES):
