@@ -64,6 +64,9 @@ class Conventions:
         self._compiled = [(glob_to_regex(g), a) for g, a in self.areas]
         self._drop_phrases_lower = [p.lower() for p in self.drop_phrases]
         self._bots = {b.lower() for b in self.bots}
+        # describe.strip_template's memory of the template sections it cleaned: they repeat in every
+        # PR of a repository. Per instance, as what counts as template depends on the conventions.
+        self.template_memo: dict[str, str] = {}
 
     def weight(self, name: str, default: float = 0.0) -> float:
         return float(self.weights.get(name, default))
@@ -102,7 +105,10 @@ class Conventions:
 
     def is_boilerplate(self, text: str) -> bool:
         low = text.lower()
-        return any(p in low for p in self._drop_phrases_lower)
+        for p in self._drop_phrases_lower:  # a loop, not any(<generator>): called per section
+            if p in low:
+                return True
+        return False
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

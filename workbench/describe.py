@@ -126,7 +126,48 @@ PROMISE = (
 )
 
 
-_HEADING_LINE = re.compile(r"\n[ ]{0,3}#{1,6}(?:[ \t]+([^\n]*?))?[ \t#]*(?=\n)")
+_AnchorTable = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
+def _anchor_table(keys: tuple[str, ...], anchors: tuple[str, ...]) -> _AnchorTable:
+    """(anchor, ((key, offset of the anchor in the key), ...)) for each anchor; a key that contains no
+    anchor is its own anchor."""
+    table: dict[str, list[tuple[str, int]]] = {}
+    for k in keys:
+        a = next((a for a in anchors if a in k), k)
+        table.setdefault(a, []).append((k, k.index(a)))
+    return tuple((a, tuple(ks)) for a, ks in table.items())
+
+
+# Each key's text contains its anchor, so one scan for the anchor stands for the scans of its keys: most
+# keys are absent from most descriptions, and a str.find costs a whole scan whether it finds or not.
+# Anchors are worth it only where they are rare too ("the " or " pr" are in most descriptions, several
+# times each, and checking their keys at every hit costs more than the scans saved). A Chinese key's
+# first character is its anchor: a one-character find is a fast memchr-like loop.
+_ROOT_CAUSE_ANCHORS = _anchor_table(ROOT_CAUSE, ("cause", "when", "根", "原", "导"))
+_TEST_PLAN_ANCHORS = _anchor_table(TEST_PLAN, ("test", "测", "验", "复"))
+_FOLLOWUP_ANCHORS = _anchor_table(FOLLOWUP, ("follow", "not ", "future", "addressed", "后", "暂", "未"))
+
+
+def _occurrences(low: str, table: _AnchorTable) -> list[int]:
+    """Every position where a key of `table` starts in `low` (overlapping ones too), ascending."""
+    found: list[int] = []
+    for anchor, keys in [entry for entry in table if entry[0] in low]:
+        q = low.find(anchor)
+        while q >= 0:
+            for key, off in keys:
+                if q >= off and low.startswith(key, q - off):
+                    found.append(q - off)
+            q = low.find(anchor, q + 1)
+    found.sort()
+    return found
+
+
+# A line starting with up to three blanks and one to six '#': a heading if a blank follows the '#'s
+# or nothing else is on the line (see `_heading`). Matched with a plain greedy rest of line: the
+# exact Markdown rule written as one regex (a lazy title before optional closing '#'s) retried the
+# line's tail at every character.
+_HEADING_LINE = re.compile(r"\n {0,3}(#{1,6})([^\n]*)")
 _FENCE = re.compile(r"\n[ \t]*```")
 _PARA_SPLIT = re.compile(r"\n[ \t]*\n")
 
@@ -149,12 +190,15 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
     for m in _HEADING_LINE.finditer(text):
         if fences and bisect_left(fences, m.start()) % 2:
             continue  # a "# comment" inside a code block is not a heading
-        cuts.append((m.start(), m.end(), (m.group(1) or "").strip()))
+        heading = _heading(m.group(2))
+        if heading is not None:
+            cuts.append((m.start(), m.end(), heading))
     spans = [("", 0, cuts[0][0] if cuts else len(text))]
     for i, (_hs, cs, h) in enumerate(cuts):
         spans.append((h, cs, cuts[i + 1][0] if i + 1 < len(cuts) else len(text)))
     kept: list[tuple[str, str]] = []
     drop = tuple(conv.drop_headings)  # startswith(d) covers == d
+    memo = conv.template_memo
     for heading, a, b in spans:
         if heading:
             hl = heading.lower().strip(" :*_")
@@ -163,16 +207,56 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
         sec = text[a:b].strip()
         if not sec:
             continue
-        # paragraph by paragraph only where something template-like is in the (small) kept section;
-        # a template phrase absent from the section is absent from each of its paragraphs
-        phrases = conv.is_boilerplate(sec)
-        if phrases or "[ ]" in sec or "[x]" in sec or "[X]" in sec or "```" in sec or "> " in sec:
-            paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
-            sec = "\n\n".join(p for p in paras if not _is_boilerplate(p, conv, phrases)).strip()
-        if sec:
-            kept.append((heading, sec))
+        cleaned = memo.get(sec)
+        if cleaned is None:
+            cleaned = _without_template(sec, conv)
+            # A section that lost template text is likely to come back verbatim in the repository's
+            # next PRs (an unfilled template section); one that kept everything is the author's own.
+            if cleaned != sec and len(sec) <= _MEMO_CHARS:
+                if len(memo) >= _MEMO_ENTRIES:
+                    memo.clear()
+                memo[sec] = cleaned
+        if cleaned:
+            kept.append((heading, cleaned))
     out = "\n\n".join((f"### {h}\n{t}" if h else t) for h, t in kept)
     return out, kept
+
+
+# Bounds of Conventions.template_memo: template sections are short and a repository has few of them.
+_MEMO_CHARS = 2000
+_MEMO_ENTRIES = 5000
+
+
+def _without_template(sec: str, conv: Conventions) -> str:
+    """The section without its template paragraphs (checkboxes, guidance, placeholder code); `sec`
+    itself if nothing template-like is in it."""
+    # paragraph by paragraph only where something template-like is in the (small) kept section;
+    # a template phrase absent from the section is absent from each of its paragraphs
+    phrases = conv.is_boilerplate(sec)
+    if phrases or _template_marks(sec):
+        paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
+        return "\n\n".join(p for p in paras if not _is_boilerplate(p, conv, phrases)).strip()
+    return sec
+
+
+def _template_marks(sec: str) -> bool:
+    """A checkbox, a code fence or a quote in `sec`. Each needle's first character is looked for
+    first: a one-character find is a memchr, several times cheaper than a substring scan."""
+    return (
+        ("[" in sec and ("[ ]" in sec or "[x]" in sec or "[X]" in sec))
+        or ("`" in sec and "```" in sec)
+        or (">" in sec and "> " in sec)
+    )
+
+
+def _heading(rest: str) -> str | None:
+    """The title of a heading line from what follows its (up to six) '#'s; None if not a heading.
+
+    `#tag` is no heading; `## Title ##` is "Title"; a line of only '#'s and blanks is an empty heading
+    (so is `#######`, whose seventh '#' is part of the closing run)."""
+    if rest and rest[0] not in " \t":
+        return None if rest.strip(" \t#") else ""
+    return rest.lstrip(" \t").rstrip(" \t#").strip()
 
 
 def _paragraphs(lines: list[str]) -> list[str]:
@@ -252,6 +336,29 @@ class _Sentences:
         end = ends[k] if k < len(ends) else len(self.text)
         return start, min(end, start + 600)
 
+    def find_keys(
+        self, low: str, keys: tuple[str, ...], table: _AnchorTable, limit: int = 8
+    ) -> list[tuple[int, str]]:
+        """What `find(low, keys, limit)` gives, from the keys' positions found through their anchors.
+
+        `find` visits every sentence holding a key unless it has collected 2 * limit sentences, which
+        makes its pick depend on the order of the keys; below that it collected exactly the sentences
+        around the positions, so only then is the pick taken from them (else `find` itself decides).
+        """
+        positions = _occurrences(low, table)
+        if not positions:
+            return []
+        found: dict[int, str] = {}
+        for i in positions:
+            a, b = self.around(i)
+            if a not in found:
+                sent = self.text[a:b].strip().lstrip("-*>+ ").strip()
+                if len(sent) > 3 and not sent.startswith("#"):
+                    found[a] = sent
+        if len(found) >= limit * 2:
+            return self.find(low, keys, limit)
+        return sorted(found.items())[:limit]
+
     def find(self, low: str, keys: tuple[str, ...], limit: int = 8) -> list[tuple[int, str]]:
         """(position, sentence) for sentences containing any key; str.find per key."""
         found: dict[int, str] = {}
@@ -283,8 +390,8 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
         return out
     low = text.lower()
     sents = _Sentences(text)
-    out["root_cause"] = [_clip(s) for _, s in sents.find(low, ROOT_CAUSE)]
-    tests = sents.find(low, TEST_PLAN)
+    out["root_cause"] = [_clip(s) for _, s in sents.find_keys(low, ROOT_CAUSE, _ROOT_CAUSE_ANCHORS)]
+    tests = sents.find_keys(low, TEST_PLAN, _TEST_PLAN_ANCHORS)
     for heading, sec in sections:  # a filled-in "Test" section is a test plan whatever its wording
         hl = heading.lower()
         if hl.startswith("test") or "test plan" in hl or "测试" in hl:
@@ -302,7 +409,7 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
             if len(nums) >= 8:
                 break
     out["numbers"] = list(nums.values())
-    out["followups"] = [_clip(s) for _, s in sents.find(low, FOLLOWUP)]
+    out["followups"] = [_clip(s) for _, s in sents.find_keys(low, FOLLOWUP, _FOLLOWUP_ANCHORS)]
     if "`" in text:
         out["code_spans"] = list(dict.fromkeys(m.group(1).strip() for m in _CODE_SPAN.finditer(text)))[:40]
     return out

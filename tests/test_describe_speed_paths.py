@@ -1,0 +1,112 @@
+"""The fast paths of workbench/describe.py give what the plain ways give (positive and negative cases)."""
+
+import random
+import re
+
+from workbench.conventions import Conventions
+from workbench.describe import (
+    _FOLLOWUP_ANCHORS,
+    _ROOT_CAUSE_ANCHORS,
+    _TEST_PLAN_ANCHORS,
+    FOLLOWUP,
+    ROOT_CAUSE,
+    TEST_PLAN,
+    _heading,
+    _Sentences,
+    _template_marks,
+    read_description,
+    strip_template,
+)
+
+# The Markdown heading rule as one regex: what `_heading` must agree with.
+_MARKDOWN_HEADING = re.compile(r"\n[ ]{0,3}#{1,6}(?:[ \t]+([^\n]*?))?[ \t#]*(?=\n)")
+
+LISTS = ((ROOT_CAUSE, _ROOT_CAUSE_ANCHORS), (TEST_PLAN, _TEST_PLAN_ANCHORS), (FOLLOWUP, _FOLLOWUP_ANCHORS))
+
+
+def _random_text(rng: random.Random, n: int) -> str:
+    words = [
+        "the",
+        "fix",
+        "a",
+        "x",
+        ". ",
+        "! ",
+        "\n",
+        "\n\n",
+        "\n- ",
+        "### ",
+        "。",
+        "İ",
+        "unit test plan",
+        "e2e2e",
+    ]
+    keys = [k for keys, _ in LISTS for k in keys]
+    return "".join(rng.choice(words + keys) + rng.choice(["", " "]) for _ in range(n))
+
+
+def test_find_keys_gives_what_find_gives():
+    rng = random.Random(7)
+    fell_back = 0
+    for i in range(600):
+        text = _random_text(rng, rng.randint(1, 300 if i % 4 == 0 else 40))
+        low = text.lower()
+        for keys, table in LISTS:
+            expected = _Sentences(text).find(low, keys)
+            assert _Sentences(text).find_keys(low, keys, table) == expected
+            fell_back += len(expected) == 8
+    assert fell_back  # long texts reach the limit, where the order of the keys decides
+
+
+def test_find_keys_finds_overlapping_and_absent_keys():
+    text = "We ran the unit test plan. Nothing else here. Then e2e2e passed."
+    low = text.lower()
+    got = _Sentences(text).find_keys(low, TEST_PLAN, _TEST_PLAN_ANCHORS)
+    assert [s for _, s in got] == ["We ran the unit test plan.", "Then e2e2e passed."]
+    assert _Sentences("Nothing to see.").find_keys("nothing to see.", ROOT_CAUSE, _ROOT_CAUSE_ANCHORS) == []
+
+
+def test_heading_agrees_with_the_markdown_rule():
+    lines = [
+        "# a #",
+        "####### x",
+        "#######",
+        "##\tfoo ## ",
+        "   # indented",
+        "#tag",
+        "## ",
+        "#",
+        "## # foo",
+        "## foo #\x0b",
+        "###x y",
+        "### Test plan",
+    ]
+    for line in lines:
+        m = _MARKDOWN_HEADING.match("\n" + line + "\n")
+        expected = None if m is None else (m.group(1) or "").strip()
+        rest = re.match(r" {0,3}#{1,6}", line)
+        got = _heading(line[rest.end() :]) if rest else None
+        assert got == expected, line
+
+
+def test_template_marks():
+    for sec in ("- [ ] box", "- [x] done", "* [X] done", "```py\nx\n```", "> quote", "a > b"):
+        assert _template_marks(sec)
+    for sec in ("a [link](u)", "`code` only", "a >b", "x>y", "plain text"):
+        assert not _template_marks(sec)
+
+
+def test_template_memory_is_per_conventions_and_changes_nothing():
+    body = (
+        "### Why\n\n> Please describe the change.\n\nThe cache was stale.\n\n### Extra\n\nPlease describe it."
+    )
+    keeps = Conventions(drop_phrases=[])
+    drops = Conventions(drop_phrases=["Please describe"])
+    for _ in range(2):  # the second round reads from the memory
+        assert strip_template(body, drops)[0] == "### Why\nThe cache was stale."
+        assert strip_template(body, keeps)[0] == (
+            "### Why\n> Please describe the change.\n\nThe cache was stale.\n\n### Extra\nPlease describe it."
+        )
+    assert drops.template_memo and not keeps.template_memo  # only sections that lost text are kept
+    first = read_description("t", body, Conventions(drop_phrases=["Please describe"]))
+    assert read_description("t", body, drops) == first
