@@ -73,7 +73,9 @@ def _build(path: Path) -> Store:
 
 def _step(app: ReviewApp, move) -> tuple[float, int]:
     """Time one navigation; return (ms, bytes of HTML whose value changed)."""
-    app._analyses.clear()  # cold, as on a first pass through the queue
+    app._analyses.clear()  # cold, as on a first pass through the queue: no analysis kept in the app
+    if app.analyses.memo is not None:
+        app.analyses.memo.entries.clear()  # ... nor in the analysis memo
     before = {id(w): w.value for w in app.html_widgets()}
     t0 = time.perf_counter()
     move()

@@ -360,3 +360,15 @@ def test_failed_save_keeps_the_reader_on_the_pr(cache, tmp_path, monkeypatch):
     monkeypatch.setattr(app.store, "save_brief", real)
     app.b_next.click()  # the retry succeeds, then we move on
     assert app.record.number == 1 and app.store.latest_brief(REPO, 2).text == "precious"
+
+
+def test_verdicts_come_from_the_analysis_memo_beside_the_cache(cache, tmp_path):
+    from workbench.analysis_memo import memo_path
+
+    first = open_app(cache, tmp_path)
+    numbers = list(first.queue.numbers)
+    verdicts = first.analyses.verdicts(REPO, numbers)
+    assert memo_path(REPO, cache).is_file() and first.analyses.memo.misses == len(numbers)
+    second = open_app(cache, tmp_path)  # a new session: nothing analysed in the app yet
+    assert second.analyses.verdicts(REPO, numbers) == verdicts
+    assert second.analyses.memo.hits == len(numbers) and second.analyses.memo.misses == 0

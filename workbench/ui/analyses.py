@@ -1,6 +1,10 @@
 """What the heuristics say about the queue's PRs: computed once per PR per queue build, with the
 repository's conventions and known PR titles (for cross-references).
 
+Unchanged PRs come from the analysis memo beside the cache, as for `workbench analyze` and the trends
+(workbench/analysis_memo.py): filtering a 3,000-PR queue on the verdict then costs about what reading
+the PRs costs. The memo is written after a bulk pass (a verdict filter) and on `save()`.
+
 The heuristics are optional at this layer: without them, or when they fail on one PR, the app still shows
 the diff and the editor, and `note` says why there is no analysis.
 """
@@ -25,19 +29,33 @@ class Analyses:
         self.conventions = None
         self.known: dict[int, tuple[str, str]] = {}
         self.note: str | None = None  # why the last PR has no analysis
+        self.memo = None  # AnalysisMemo of the open repository, when the heuristics are there
 
     def open_repo(self, repo: str | None) -> str | None:
         """Load the repository's conventions and known PRs; returns an error message when conventions fail."""
+        self.save()
         self.known = self.store.known_prs(repo) if repo else {}
-        self.conventions = None
+        self.conventions = self.memo = None
         conv, _ = optional("workbench.conventions")
         if conv is None or not repo:
             return None
+        error = None
         try:
             self.conventions = conv.load_conventions(repo, cache=self.store.path.parent)
         except Exception as err:  # noqa: BLE001 - a bad conventions file degrades to defaults, loudly
-            return f"conventions for {repo} not loaded: {err}"
-        return None
+            error = f"conventions for {repo} not loaded: {err}"
+        memo, _ = optional("workbench.analysis_memo")
+        if memo is not None and self._heuristics is not None:
+            self.memo = memo.AnalysisMemo.for_repo(repo, self.conventions, self.store.path.parent)
+        return error
+
+    def save(self) -> None:
+        """Write the memo; a read-only cache still answers, and the next session analyses again."""
+        if self.memo is not None:
+            try:
+                self.memo.save()
+            except OSError as err:
+                self._log(f"analysis memo not saved: {err}\n")
 
     def refresh(self, repo: str) -> None:
         """Forget every analysis: a sync may have changed the PRs (and their titles) since."""
@@ -65,6 +83,7 @@ class Analyses:
             if a is None:
                 raise WorkbenchError(f"cannot filter on the verdict: {self.note}")
             out[n] = a.verdict
+        self.save()
         return out
 
     def analyze(self, record):
@@ -72,6 +91,8 @@ class Analyses:
             self.note = f"heuristics unavailable: {self._why_missing}"
             return None
         try:
+            if self.memo is not None:
+                return self.memo.analyze(record, known_prs=self.known)
             return self._heuristics.analyze(record, conventions=self.conventions, known_prs=self.known)
         except Exception as err:  # noqa: BLE001 - a heuristics bug must not hide the diff and the editor
             self.note = f"heuristics failed on #{record.number}: {type(err).__name__}: {err}"
