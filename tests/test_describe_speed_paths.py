@@ -110,3 +110,20 @@ def test_template_memory_is_per_conventions_and_changes_nothing():
     assert drops.template_memo and not keeps.template_memo  # only sections that lost text are kept
     first = read_description("t", body, Conventions(drop_phrases=["Please describe"]))
     assert read_description("t", body, drops) == first
+
+
+def test_title_tags_with_and_without_separators():
+    from workbench.titles import parse_title
+
+    p = parse_title("[rollout, vllm; fsdp/ BREAKING][ci] fix(trainer/ckpt)!: x")
+    assert (p.tags, p.kind, p.breaking, p.subject) == (
+        ["rollout", "vllm", "fsdp", "ci", "trainer", "ckpt"],
+        "fix",
+        True,
+        "x",
+    )
+    p = parse_title("[rollout][rollout] feat: y")
+    assert (p.tags, p.kind, p.breaking) == (["rollout"], "feat", False)
+    p = parse_title("no brackets nor colon")
+    assert (p.tags, p.kind, p.revert, p.subject) == ([], None, False, "no brackets nor colon")
+    assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind is None

@@ -25,8 +25,11 @@ KINDS = (
     "revert",
 )
 _BRACKETS = re.compile(r"^\s*((?:\[[^\]]*\]\s*)+)")
+_GROUP = re.compile(r"\[([^\]]*)\]")
+_TAG_SEPARATORS = re.compile(r"[,;/]")
 _CONVENTIONAL = re.compile(r"^\s*(?P<kind>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?\s*:\s*")
 _REVERT = re.compile(r"^\s*(revert\b|\[revert\])", re.IGNORECASE)
+_KINDS = frozenset(KINDS)
 
 
 @dataclass(frozen=True)
@@ -38,15 +41,22 @@ class TitleParts:
     subject: str = ""
 
 
+def _split_tags(group: str) -> list[str]:
+    # most groups hold a single tag: the regex split is for those that hold several
+    if "," in group or ";" in group or "/" in group:
+        return _TAG_SEPARATORS.split(group)
+    return [group]
+
+
 def parse_title(title: str) -> TitleParts:
     title = title or ""
     rest = title
     tags: list[str] = []
     breaking = False
-    m = _BRACKETS.match(rest)
+    m = _BRACKETS.match(title) if "[" in title else None
     if m:
-        for group in re.findall(r"\[([^\]]*)\]", m.group(1)):
-            for tag in re.split(r"[,;/]", group):
+        for group in _GROUP.findall(m.group(1)):
+            for tag in _split_tags(group):
                 tag = tag.strip().lower()
                 if not tag:
                     continue
@@ -54,17 +64,16 @@ def parse_title(title: str) -> TitleParts:
                     breaking = True
                 else:
                     tags.append(tag)
-        rest = rest[m.end() :]
+        rest = title[m.end() :]
     kind = None
-    c = _CONVENTIONAL.match(rest)
-    if c and c.group("kind").lower() in KINDS:
+    c = _CONVENTIONAL.match(rest) if ":" in rest else None
+    if c and c.group("kind").lower() in _KINDS:
         kind = c.group("kind").lower()
         kind = "doc" if kind == "docs" else kind
         if c.group("scope"):
-            tags.extend(t.strip().lower() for t in re.split(r"[,;/]", c.group("scope")) if t.strip())
+            tags.extend(t.strip().lower() for t in _split_tags(c.group("scope")) if t.strip())
         breaking = breaking or bool(c.group("bang"))
         rest = rest[c.end() :]
     revert = bool(_REVERT.match(title)) or kind == "revert" or "revert" in tags
-    seen: set[str] = set()
-    uniq = [t for t in tags if not (t in seen or seen.add(t))]
+    uniq = list(dict.fromkeys(tags)) if len(tags) > 1 else tags  # first mention kept, in order
     return TitleParts(tags=uniq, kind=kind, breaking=breaking, revert=revert, subject=rest.strip())
