@@ -413,11 +413,12 @@ def _columns(conn, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_old_cache_migrates_to_current(tmp_path, version):
     db = _old_cache(tmp_path, version)
     with Store(db) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 4
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 5
+        assert _columns(s.conn, "sync_runs")[-2:] == ["pid", "host"]  # v5
         # v4: the snapshot table is back with a generation, whatever v2 left there is gone (v3 dropped it)
         assert _columns(s.conn, "pr_frames") == ["repo_pk", "generation", "payload"]
         assert s.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 0
@@ -428,8 +429,8 @@ def test_old_cache_migrates_to_current(tmp_path, version):
     (backup,) = db.parent.glob(f"workbench.v{version}.*.bak")
     b = sqlite3.connect(backup)
     assert b.execute("PRAGMA user_version").fetchone()[0] == version
-    assert ("pr_frames" in _tables(b)) == (version == 2)  # the backup is the file as it was
-    assert "generation" not in _columns(b, "repos")
+    assert ("pr_frames" in _tables(b)) == (version in (2, 4))  # the backup is the file as it was
+    assert ("generation" in _columns(b, "repos")) == (version == 4)
     b.close()
 
 
@@ -612,3 +613,26 @@ def test_another_process_writing_makes_the_next_read_fresh(tmp_path):
         assert df.loc[99, "title"] == "[io] fix: from the other process" and len(df) == 32
     finally:
         reader.close()
+
+
+# ---- sync runs whose process died -------------------------------------------------------------------
+def test_a_run_whose_process_died_is_marked_interrupted_and_a_live_one_is_not(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, time; from workbench.store import Store; s = Store(sys.argv[1]); "
+        "s.start_run(None, 'api'); print('started', flush=True); time.sleep(60)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "started"
+    with Store(tmp_path) as store:
+        assert list(store.sync_runs()["status"]) == ["running"]  # its process is alive: still going
+        proc.kill()
+        proc.wait(timeout=10)
+        mine = store.start_run(None, "git")  # starting a run sweeps the dead ones first
+        runs = store.sync_runs()
+        assert list(runs["status"]) == ["interrupted", "running"]
+        assert runs["ended_at"][0] and f"process {proc.pid} ended" in runs["note"][0]
+        store.finish_run(mine, "ok")
+        assert list(store.sync_runs()["status"]) == ["interrupted", "ok"]

@@ -78,8 +78,10 @@ def test_kill_9_mid_run_then_rerun_gives_every_pr_once_and_whole(gh, tmp_path):
         assert store.conn.execute("SELECT count(*) FROM issue_comments").fetchone()[0] == sum(
             len(p.issue_comments) for p in gh.repo.prs.values()
         )
-        statuses = list(store.sync_runs()["status"])
-        assert statuses == ["running", "ok"]  # the killed run is visible as never finished
+        runs = store.sync_runs()
+        # the killed run is visible as never finished: its process is gone, so it is not "running"
+        assert list(runs["status"]) == ["interrupted", "ok"]
+        assert f"process {proc.pid} ended without finishing" in runs["note"][0]
 
 
 def test_no_wait_exits_3_with_the_reset_time_then_resumes(gh, tmp_path):

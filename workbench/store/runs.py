@@ -4,6 +4,9 @@ for conditional requests, and the log of sync runs."""
 from __future__ import annotations
 
 import json
+import os
+import socket
+import sqlite3
 from typing import Any
 
 import pandas as pd
@@ -50,12 +53,37 @@ class RunsMixin(StoreBase):
 
     # ---- sync runs ----------------------------------------------------------------------------------
     def start_run(self, repo_pk: int | None, kind: str) -> int:
+        self.close_dead_runs()
         with self.transaction() as c:
             cur = c.execute(
-                "INSERT INTO sync_runs(repo_pk, kind, started_at, status) VALUES (?,?,?, 'running')",
-                (repo_pk, kind, utcnow()),
+                "INSERT INTO sync_runs(repo_pk, kind, started_at, status, pid, host) "
+                "VALUES (?,?,?, 'running', ?, ?)",
+                (repo_pk, kind, utcnow(), os.getpid(), socket.gethostname()),
             )
             return int(cur.lastrowid)
+
+    def close_dead_runs(self) -> int:
+        """Mark "interrupted" the runs still "running" whose process on this machine has ended (killed or
+        crashed: it never wrote its end). Runs of another machine, or from before v5 (no pid), are left
+        as they are: nothing here can tell whether they still go. Returns how many were closed."""
+        host = socket.gethostname()
+        rows = self.conn.execute(
+            "SELECT id, pid FROM sync_runs WHERE status='running' AND host=? AND pid IS NOT NULL", (host,)
+        ).fetchall()
+        dead = [(r["id"], r["pid"]) for r in rows if not _alive(r["pid"])]
+        if dead:
+            with self.transaction() as c:
+                for run_id, pid in dead:
+                    c.execute(
+                        "UPDATE sync_runs SET status='interrupted', ended_at=?, note=? "
+                        "WHERE id=? AND status='running'",
+                        (
+                            utcnow(),
+                            f"process {pid} ended without finishing the run (killed or crashed)",
+                            run_id,
+                        ),
+                    )
+        return len(dead)
 
     def finish_run(
         self,
@@ -86,6 +114,25 @@ class RunsMixin(StoreBase):
         return row is not None
 
     def sync_runs(self) -> pd.DataFrame:
+        try:
+            self.close_dead_runs()  # so the log never shows a dead run as still going
+        except sqlite3.OperationalError:  # a read-only cache file: show the log as it is
+            pass
         return self._frame(
             "SELECT s.*, r.full_name AS repo FROM sync_runs s LEFT JOIN repos r ON r.pk=s.repo_pk ORDER BY s.id"
         )
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine (signal 0 checks, sends nothing)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    except OSError:
+        return True  # cannot tell: leave the run as it is
+    return True

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..config import WorkbenchError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA_V1 = """
 CREATE TABLE repos (
@@ -83,7 +83,7 @@ CREATE TABLE http_validators (
 );
 CREATE TABLE sync_runs (
     id INTEGER PRIMARY KEY, repo_pk INTEGER, kind TEXT, started_at TEXT, ended_at TEXT,
-    status TEXT,                        -- running | ok | stopped | failed
+    status TEXT,                        -- running | ok | stopped | failed (| interrupted, v5)
     rest_requests INTEGER DEFAULT 0, not_modified INTEGER DEFAULT 0, graphql_points INTEGER DEFAULT 0,
     prs_written INTEGER DEFAULT 0, errors TEXT, note TEXT
 );
@@ -125,7 +125,14 @@ CREATE TABLE pr_frames (
 );
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4}
+# v5: which process runs a sync, so a run whose process died (kill -9, a crash, a closed laptop) can be
+# told from one still going, and is marked "interrupted" instead of staying "running" for ever.
+_SCHEMA_V5 = """
+ALTER TABLE sync_runs ADD COLUMN pid INTEGER;
+ALTER TABLE sync_runs ADD COLUMN host TEXT;
+"""
+
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4, 5: _SCHEMA_V5}
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
