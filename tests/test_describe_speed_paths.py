@@ -127,3 +127,54 @@ def test_title_tags_with_and_without_separators():
     p = parse_title("no brackets nor colon")
     assert (p.tags, p.kind, p.revert, p.subject) == ([], None, False, "no brackets nor colon")
     assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind is None
+
+
+# The number regex as it was written before the ASCII fast path: what `_number_starts` must agree with.
+_PLAIN_NUMBER = re.compile(
+    r"\d(?:,*+\d)*+(?:\.\d++)?+\s?+(?:%|[xX×](?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|[MGK]i?B\b|"
+    r"[MG]bps|tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
+)
+
+
+def test_number_starts_agree_with_the_plain_regex():
+    from workbench.describe import _number_starts
+
+    rng = random.Random(3)
+    pieces = [
+        "1",
+        "23",
+        "4,5",
+        ",",
+        ".",
+        "0.5",
+        " ",
+        "\t",
+        "\x1c",
+        "\x0b",
+        "\n",
+        "x",
+        "X",
+        "ms",
+        "s",
+        "sec",
+        "min",
+        "hour",
+        "MiB",
+        "GB",
+        "Mbps",
+        "tokens/s",
+        "it/s",
+        "TFLOPS",
+        "step/s",
+        "%",
+        "a",
+        "_",
+        "b",
+    ]
+    wide = ["×", "倍", "秒", "分钟", "３", "٣", "\u00a0", "\u2009"]
+    for i in range(3000):
+        text = "".join(rng.choice(pieces + (wide if i % 2 else [])) for _ in range(rng.randint(1, 40)))
+        assert list(_number_starts(text, 8000)) == [
+            m.start() for m in _PLAIN_NUMBER.finditer(text, 0, 8000)
+        ], text
+        assert list(_number_starts(text, 7)) == [m.start() for m in _PLAIN_NUMBER.finditer(text, 0, 7)], text
