@@ -8,7 +8,6 @@ memory-speed scan, a present one is checked on its line (added? a whole identifi
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -117,9 +116,11 @@ class Hit:
 class CodeFacts:
     """Per-PR results the conclusions reuse: hits per theme, symbols, risk counts per file."""
 
+    # Plain dicts, not Counters: a Counter costs ten times a dict to make, and its += on a new key runs
+    # a Python-level __missing__; the tallies below use dict.get.
     theme_hits: dict[str, list[Hit]] = field(default_factory=dict)
-    risk_per_file: Counter = field(default_factory=Counter)
-    symbols: Counter = field(default_factory=Counter)  # name -> weight
+    risk_per_file: dict[str, int] = field(default_factory=dict)
+    symbols: dict[str, float] = field(default_factory=dict)  # name -> weight
     file_symbols: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -226,7 +227,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 if theme in PROGRAM_THEMES and not _is_program(fd):
                     continue
                 hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
-                facts.risk_per_file[fd.filename] += 1
+                facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
             elif all(len(facts.theme_hits.get(t, ())) >= per_theme for t in _STMT_THEMES):
                 break  # both statement themes are full: later statements change nothing
 
@@ -329,7 +330,6 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     for fd in files:
         if not fd.patch or fd.role not in ("code", "test", "notebook"):
             continue
-        # Counter's += goes through a Python-level __missing__ for every new name: dict.get does not
         symbols = facts.symbols
         w = 1.0 if fd.role == "code" else 0.3
         names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
@@ -351,7 +351,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 removed[m.group(3)] = sig
         for name in added:
             names.append(name)
-            facts.symbols[name] += 1.5 if fd.role == "code" else 0.3
+            symbols[name] = symbols.get(name, 0) + (1.5 if fd.role == "code" else 0.3)
         if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
             ast_budget -= len(fd.patch)
             # methods: the qualified name says where they live (top-level names come from the def lines);
@@ -359,11 +359,11 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             nested = added_python_methods(fd.patch, max_chars=20_000) if len(added_indents) > 1 else []
             for qual in nested:
                 names.append(qual)
-                facts.symbols[qual] += 1.0
+                symbols[qual] = symbols.get(qual, 0) + 1.0
         for name in removed:
             if name not in added:
                 names.append(name)
-                facts.symbols[name] += 1.0 if fd.role == "code" else 0.3
+                symbols[name] = symbols.get(name, 0) + w
         facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
         if fd.role != "code":
             continue
