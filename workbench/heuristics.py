@@ -43,6 +43,13 @@ from .signals import (
     theme_signals,
 )
 
+# role -> the "X-only" signal a PR whose readable files all have that role gets
+_ONLY_SIGNALS = {
+    "docs": ("docs_only", "docs-only"),
+    "ci": ("ci_only", "CI-only"),
+    "build": ("deps_only", "build/dependency files only"),
+    "test": ("tests_only", "tests only"),
+}
 _REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)|^Revert\b", re.M)
 
 
@@ -128,13 +135,10 @@ def analyze(
                 ][:n_ev],
             )
         )
-    for name, roleset, label in (
-        ("docs_only", {"docs"}, "docs-only"),
-        ("ci_only", {"ci"}, "CI-only"),
-        ("deps_only", {"build"}, "build/dependency files only"),
-        ("tests_only", {"test"}, "tests only"),
-    ):
-        if scope and scope <= roleset:
+    if len(scope) == 1:  # only a one-role scope can be "X-only"
+        only = _ONLY_SIGNALS.get(next(iter(scope)))
+        if only:
+            name, label = only
             signals.append(
                 Signal(name, label, 0.0, [Evidence(fd.filename, None, fd.role) for fd in files[:n_ev]])
             )
