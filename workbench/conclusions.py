@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 
 from .analysis import KeyFile, Signal
 from .conventions import Conventions
@@ -58,17 +58,22 @@ class Facts:
     revert: bool
     has_patches: bool
     dominant_area: str | None
+    # counted on first use: decide and effort_and_minutes both ask (the signals are final by then)
+    _risk_themes: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def has(self, name: str) -> bool:
         return any(s.name == name for s in self.signals)
 
     @property
     def risk_themes(self) -> int:
-        return sum(
-            1
-            for s in self.signals
-            if s.name.startswith("risk.") and s.name != "risk.markers" and s.weight >= 1
-        )
+        n = self._risk_themes
+        if n is None:
+            n = 0
+            for s in self.signals:
+                if s.name.startswith("risk.") and s.name != "risk.markers" and s.weight >= 1:
+                    n += 1
+            self._risk_themes = n
+        return n
 
 
 @dataclass
@@ -80,12 +85,9 @@ class Rule:
     label: str = ""
 
 
-def _t(conv: Conventions, name: str, default: float) -> float:
-    return conv.threshold(name, default)
-
-
 def _only(*roles: str) -> Callable[[Facts, Conventions], bool]:
-    return lambda f, c: bool(f.scope) and f.scope <= set(roles)
+    allowed = frozenset(roles)  # built once per rule, not once per PR
+    return lambda f, c: f.scope <= allowed and bool(f.scope)
 
 
 # ---- THE VERDICT RULES: first match wins ----------------------------------------------------------
@@ -95,7 +97,7 @@ def _only(*roles: str) -> Callable[[Facts, Conventions], bool]:
 def _deep_bar(f: Facts, c: Conventions) -> float:
     # Without patch text code evidence cannot show and themes named only in the text count half,
     # so a facts-only record clears a lower bar.
-    return _t(c, "deep_score", 3) if f.has_patches else _t(c, "deep_score_no_patch", 2.25)
+    return c.threshold("deep_score", 3) if f.has_patches else c.threshold("deep_score_no_patch", 2.25)
 
 
 def _deep_if_strong(f: Facts, c: Conventions) -> str:
@@ -104,16 +106,20 @@ def _deep_if_strong(f: Facts, c: Conventions) -> str:
 
 def _ci_verdict(f: Facts, c: Conventions) -> str:
     # CI maintainers read a CI change closely when it is big, explains a root cause or touches risky shell
-    close = f.score >= _t(c, "ci_deep_score", 1.5) or f.churn >= _t(c, "ci_deep_lines", 150) or f.risk_themes
+    close = (
+        f.score >= c.threshold("ci_deep_score", 1.5)
+        or f.churn >= c.threshold("ci_deep_lines", 150)
+        or f.risk_themes
+    )
     return "deep" if close else "skim"
 
 
 def _deps_verdict(f: Facts, c: Conventions) -> str:
-    return "skip" if f.churn <= _t(c, "medium_lines", 80) and not f.risk_themes else "skim"
+    return "skip" if f.churn <= c.threshold("medium_lines", 80) and not f.risk_themes else "skim"
 
 
 def _is_trivial(f: Facts, c: Conventions) -> bool:
-    return f.score <= _t(c, "skip_score", 0) and f.churn <= _t(c, "tiny_lines", 10)
+    return f.score <= c.threshold("skip_score", 0) and f.churn <= c.threshold("tiny_lines", 10)
 
 
 def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
@@ -146,9 +152,14 @@ VERDICT_RULES: list[Rule] = [
 ]  # fmt: skip
 
 
+_weight = attrgetter("weight")
+
+
 def decide(f: Facts, conv: Conventions) -> tuple[str, str | None, str | None, list[str]]:
     """-> (verdict, audience text, audience key, deciding labels). See VERDICT_RULES."""
-    rule = next(r for r in VERDICT_RULES if r.when(f, conv))
+    for rule in VERDICT_RULES:  # the last rule always applies
+        if rule.when(f, conv):
+            break
     verdict = rule.verdict(f, conv)
     key = rule.audience
     if key == "dominant":  # a code area's maintainers; role areas (ci, docs, ...) only via the X-only rules
@@ -158,104 +169,145 @@ def decide(f: Facts, conv: Conventions) -> tuple[str, str | None, str | None, li
             else None
         )
     audience = conv.audiences.get(key) if key else None
-    pushing = [s for s in f.signals if (s.weight > 0) == (verdict == "deep") and s.weight != 0]
-    pushing.sort(key=lambda s: -abs(s.weight))
-    deciding = ([rule.label] if rule.name not in ("strong signals",) else []) + [s.label for s in pushing]
-    return verdict, audience, key, deciding[:3]
+    # then the signals that push towards the verdict, strongest first: all positive for "deep", all
+    # negative otherwise, so by weight (descending for deep); a stable sort keeps signal order in ties
+    deep = verdict == "deep"
+    pushing = [s for s in f.signals if (s.weight > 0) == deep and s.weight != 0]
+    if len(pushing) > 1:
+        pushing.sort(key=_weight, reverse=deep)
+    deciding = [] if rule.name == "strong signals" else [rule.label]
+    for s in pushing:
+        if len(deciding) == 3:  # at most 3 labels are shown
+            break
+        deciding.append(s.label)
+    return verdict, audience, key, deciding
 
 
 def effort_and_minutes(f: Facts, verdict: str, conv: Conventions) -> tuple[int, int]:
     lines = f.read_lines
-    effort = (
-        1
-        if lines <= _t(conv, "tiny_lines", 10)
-        else 2
-        if lines <= _t(conv, "medium_lines", 80)
-        else 3
-        if lines <= 300
-        else 4
-        if lines <= _t(conv, "huge_lines", 2000) / 2
-        else 5
-    )
-    effort = min(5, effort + (1 if f.risk_themes >= 2 else 0))
-    table = conv.minutes.get("effort", [5, 10, 20, 40, 75])
-    skim = conv.minutes.get("skim", [3, 5])
+    if lines <= conv.threshold("tiny_lines", 10):
+        effort = 1
+    elif lines <= conv.threshold("medium_lines", 80):
+        effort = 2
+    elif lines <= 300:
+        effort = 3
+    elif lines <= conv.threshold("huge_lines", 2000) / 2:
+        effort = 4
+    else:
+        effort = 5
+    if effort < 5 and f.risk_themes >= 2:  # several risk themes: one level more, at most 5
+        effort += 1
     if verdict == "skip":
         return effort, 1
     if verdict == "skim":
+        skim = conv.minutes.get("skim", [3, 5])
         return effort, (skim[0] + skim[-1]) // 2 if effort <= 2 else skim[-1] + 2 * (effort - 2)
+    table = conv.minutes.get("effort", [5, 10, 20, 40, 75])
     return effort, table[min(effort, len(table)) - 1]
 
 
 def named_paths(desc: dict, record: PRRecord) -> set[str]:
     """Files the description or the reviewers point at: by path, or by a base name in `code`."""
-    named = {c.get("path") for c in record.review_comments if c.get("path")}
+    comments = record.review_comments
+    named = {c.get("path") for c in comments if c.get("path")} if comments else set()
     text = desc.get("text") or ""
+    if len(text) < 4:  # no base name that counts (4 characters or more) fits
+        return named
     for fd in record.files:
         fn = (fd.get("filename") if isinstance(fd, dict) else None) or ""
-        base = fn.rsplit("/", 1)[-1]
-        if base and len(base) > 3 and base in text:
+        base = fn[fn.rfind("/") + 1 :]  # = fn.rsplit("/", 1)[-1], without the list
+        if len(base) > 3 and base in text:
             named.add(fn)
     return named
 
 
+_SHOWN_STATUS = frozenset({"added", "removed", "renamed"})
+# score -> round(score, 2). round() to digits is a decimal conversion (~0.3 us); scores repeat a lot,
+# being made of a role, a line count and a few small ints.
+_ROUNDED: dict[float, float] = {}
+
+
+def _round2(x: float) -> float:
+    r = _ROUNDED.get(x)
+    if r is None:
+        r = round(x, 2)
+        if x > 0 and len(_ROUNDED) < 20_000:  # > 0 keeps -0.0 (equal to 0.0 as a key) and nan out
+            _ROUNDED[x] = r
+    return r
+
+
 def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: Conventions) -> list[KeyFile]:
-    scored = []
+    risk_of, syms_of = facts.risk_per_file, facts.file_symbols
+    scores = []
     for fd in files:
-        risk = facts.risk_per_file.get(fd.filename, 0)
-        syms = facts.file_symbols.get(fd.filename, [])
-        score = (
-            ROLE_RANK.get(fd.role, 0.5) * math.log2(2 + fd.changes)
-            + min(risk, 5)
-            + (1.5 if fd.filename in named else 0)
-            + 0.3 * min(len(syms), 3)
-        )
-        scored.append((score, fd, risk, syms))
-    scored.sort(key=lambda x: -x[0])
+        name = fd.filename
+        # role and size, then the bonuses in this order (float sums depend on the order): risk hits
+        # (at most 5), named in the description or review, symbols touched (at most 3). A bonus of 0
+        # is skipped: adding 0 to a score >= 0 gives the same float.
+        score = ROLE_RANK.get(fd.role, 0.5) * math.log2(2 + fd.changes)
+        risk = risk_of.get(name)
+        if risk:
+            score += risk if risk < 5 else 5
+        if name in named:
+            score += 1.5
+        syms = syms_of.get(name)
+        if syms:
+            score += 0.3 * (len(syms) if len(syms) < 3 else 3)
+        scores.append(score)
+    # highest first, equal scores in file order (a reverse sort is stable); only the shown files get reasons
+    n_files = len(files)
+    order = sorted(range(n_files), key=scores.__getitem__, reverse=True) if n_files > 1 else range(n_files)
+    top = order[: int(conv.threshold("max_key_files", 6))]
     # the risk themes each file has hits of, in theme order: one pass over the hits, not one per file
     file_themes: dict[int, list[str]] = {}
     for n, hits in facts.theme_hits.items():
         for fid in dict.fromkeys(id(h.file) for h in hits):
             file_themes.setdefault(fid, []).append(n.split(".", 1)[1])
     out = []
-    for score, fd, _risk, syms in scored[: int(conv.threshold("max_key_files", 6))]:
-        reason = [f"{fd.role}, +{fd.additions}/-{fd.deletions}"]
-        if fd.status in ("added", "removed", "renamed"):
-            reason.append(fd.status)
-        themes = file_themes.get(id(fd))
-        if themes:
-            reason.append("risk: " + ", ".join(themes))
-        if fd.filename in named:
-            reason.append("named in the description or review")
+    for i in top:
+        fd = files[i]
+        name, role, flags = fd.filename, fd.role, fd.flags
+        syms = syms_of.get(name) or []
+        reason = f"{role}, +{fd.additions}/-{fd.deletions}"
+        if fd.status in _SHOWN_STATUS:
+            reason += "; " + fd.status
+        if file_themes:
+            themes = file_themes.get(id(fd))
+            if themes:
+                reason += "; risk: " + ", ".join(themes)
+        if name in named:
+            reason += "; named in the description or review"
         if syms:
-            reason.append("touches " + ", ".join(syms[:3]))
-        if fd.flags and set(fd.flags) - {"empty"}:
-            reason.append("flags: " + ", ".join(fd.flags))
-        out.append(
-            KeyFile(
-                fd.filename, fd.role, "; ".join(reason), round(score, 2), fd.additions, fd.deletions, syms[:8]
-            )
-        )
+            reason += "; touches " + ", ".join(syms[:3])
+        if flags and any(flag != "empty" for flag in flags):
+            reason += "; flags: " + ", ".join(flags)
+        out.append(KeyFile(name, role, reason, _round2(scores[i]), fd.additions, fd.deletions, syms[:8]))
     return out
 
 
 _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
+_COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
 
 
 def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conventions) -> list[str]:
-    if not facts.symbols and not desc.get("code_spans"):
+    spans = desc.get("code_spans") or ()
+    if not facts.symbols and not spans:
         return []  # nothing to rank (most stats-only records)
-    scores = Counter(facts.symbols)
-    for span in desc.get("code_spans", []):
+    # a plain dict, copied only when the spans add to it: Counter() and most_common() cost more than
+    # the few names most PRs have
+    scores = dict(facts.symbols) if spans else facts.symbols
+    for span in spans:
         name = span.rstrip("()")
         if _IDENT.match(span) and ("_" in name or "." in name or any(c.isupper() for c in name[1:])):
             short = name.rsplit(".", 1)[-1]
             if short in scores:
                 scores[short] += 2.0
             elif not patch_text or short in patch_text:
-                scores[short] += 1.0 if patch_text else 0.5
-    common = {"__init__", "main", "forward", "setUp", "tearDown", "test"}
-    ranked = [n for n, _ in scores.most_common() if n not in common]
+                scores[short] = 1.0 if patch_text else 0.5  # a new name: Counter's 0 + this
+    # most_common() order: by score, highest first; equal scores in first-seen order (sort is stable)
+    ranked = sorted(scores, key=scores.__getitem__, reverse=True)
+    if not _COMMON_SYMBOLS.isdisjoint(scores):
+        ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
     return ranked[: int(conv.threshold("max_key_symbols", 8))]
 
 
@@ -264,19 +316,29 @@ def open_items_of(
 ) -> list[str]:
     items: list[str] = []
     # The prefixes below are stable: the offline drafter matches them to translate the items.
-    for h in facts.theme_hits.get("risk.markers", [])[:n]:
-        where = f"{h.file.filename}:{h.line}" if h.line else h.file.filename
-        items.append(f"marker added in {where}: {h.text}")
+    # Each list is looked at only when it has something (most PRs have none of them).
+    markers = facts.theme_hits.get("risk.markers")
+    if markers:
+        for h in markers[:n]:
+            where = f"{h.file.filename}:{h.line}" if h.line else h.file.filename
+            items.append(f"marker added in {where}: {h.text}")
     for s in signals:
         if s.name == "tests.missing":
             items.append(f"changed code without tests: {s.label}")
-    for s in desc.get("followups", [])[:n]:
-        items.append(f"author notes a follow-up / not addressed: {s}")
-    for p in disc.get("promises", [])[:n]:
-        items.append(f"author promised: {p}")
-    for u in disc.get("unresolved", [])[:n]:
-        items.append(f"unresolved review thread: {u}")
+    followups = desc.get("followups")
+    if followups:
+        for s in followups[:n]:
+            items.append(f"author notes a follow-up / not addressed: {s}")
+    promises = disc.get("promises")
+    if promises:
+        for p in promises[:n]:
+            items.append(f"author promised: {p}")
+    unresolved = disc.get("unresolved")
+    if unresolved:
+        for u in unresolved[:n]:
+            items.append(f"unresolved review thread: {u}")
     if disc.get("changes_requested_outstanding"):
         items.append("changes still requested by " + ", ".join(disc["changes_requested_outstanding"]))
-    items += [f"data: {t}" for t in truncated]
+    if truncated:
+        items += [f"data: {t}" for t in truncated]
     return items
