@@ -411,7 +411,8 @@ _FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t
 _ARG_DEFAULT = re.compile(
     r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
 )
-_CONFIG_KEY = re.compile(r"([+-])[ \t]*[\"']?([\w.\-]+)[\"']?[ \t]*[:=][ \t]*(.*)")
+# Possessive for the same reason as _DEP below: a key is followed by a quote, a blank or the separator.
+_CONFIG_KEY = re.compile(r"([+-])[ \t]*+[\"']?([\w.\-]++)[\"']?[ \t]*+[:=][ \t]*(.*)")
 # The same, as one scan of the patch anchored on newlines (nothing in it matches a newline, so each match
 # is one line, as matching line by line was) instead of a Python loop over every line.
 _CONFIG_LINE = re.compile("\n" + _CONFIG_KEY.pattern)
@@ -431,7 +432,8 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     keys: list[_Find] = []
     for fd in files:
         p = fd.patch
-        if not p or (not p.startswith("-") and "\n-" not in p):  # no removed line
+        # no removed line (an added file has none: no need to scan its patch, often the PR's longest)
+        if not p or fd.status == "added" or (not p.startswith("-") and "\n-" not in p):
             if not (p and fd.role == "config"):
                 continue
         if fd.role == "code" and fd.language == "Python":
@@ -497,8 +499,11 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     return sigs
 
 
+# Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an
+# operator must), so giving back part of the name never helps; without them every word of a Dockerfile
+# or setup.py line was retried letter by letter.
 _DEP = re.compile(
-    r"([+-])[ \t]*[\"']?([A-Za-z][\w.\-]*(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
+    r"([+-])[ \t]*+[\"']?([A-Za-z][\w.\-]*+(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
 )
 _DEP_LINE = re.compile("\n" + _DEP.pattern)  # one scan anchored on newlines, as _CONFIG_LINE
 _BUMP_TITLE = re.compile(
@@ -520,7 +525,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
             elif old.get(name) != m.group(3):
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
-    if not ev and _BUMP_TITLE.search(title or "") and any(f.role == "build" for f in files):
+    if not ev and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
         ev.append((None, None, None, title))
     if not ev:
         return []
