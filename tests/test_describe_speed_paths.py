@@ -178,3 +178,46 @@ def test_number_starts_agree_with_the_plain_regex():
             m.start() for m in _PLAIN_NUMBER.finditer(text, 0, 8000)
         ], text
         assert list(_number_starts(text, 7)) == [m.start() for m in _PLAIN_NUMBER.finditer(text, 0, 7)], text
+
+
+def test_reference_relation_prefilter_never_hides_a_match():
+    from workbench.describe import _FIXES_LAST, _FOLLOW_LAST, _REF_FIXES, _REF_FOLLOW, _last_word_char
+
+    rng = random.Random(5)
+    words = [
+        "fix",
+        "Fixes",
+        "fiXed",
+        "cloſes",
+        "closed",
+        "resolve",
+        "RESOLVES",
+        "follow-up",
+        "follow up",
+        "Followups",
+        "part",
+        "continuation",
+        "builds",
+        "based",
+        "depends",
+        "extends",
+        "on  top",
+        "to",
+        "of",
+        "on",
+        "up on",
+        "for",
+        "x",
+        "see",
+        "prefix",
+    ]
+    seps = [" ", "", ":", " :", ": ", "\n", "\t", "\u00a0", "\x1c", ",", "  :  \n"]
+    for _ in range(5000):
+        before = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 5)))
+        last = _last_word_char(before)
+        assert (last in _FIXES_LAST and bool(_REF_FIXES.search(before))) == bool(_REF_FIXES.search(before)), (
+            before
+        )
+        assert (last in _FOLLOW_LAST and bool(_REF_FOLLOW.search(before))) == bool(
+            _REF_FOLLOW.search(before)
+        ), before

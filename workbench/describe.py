@@ -70,6 +70,11 @@ _REF_FOLLOW = re.compile(
     r"(?:follow[- ]?ups?|part|continuation|builds?|based|depends|extends|on\s+top)\s*(?:to|of|on|up\s+on|for)?\s*:?\s*$",
     re.I,
 )
+# The letters a match of _REF_FIXES / _REF_FOLLOW can end on before its blanks and colon (re.I: either
+# case, and the long s that matches "s"). Checked first: the regexes have no literal to skip to and are
+# tried at every position of the 60 characters before each reference.
+_FIXES_LAST = frozenset("xXsSſdDeE")
+_FOLLOW_LAST = frozenset("oOfFnNrRpPsSſtTdD")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
 
 ROOT_CAUSE = (
@@ -509,12 +514,11 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
         texts += [c.get("body") or "" for c in (record.review_comments or []) if _login(c) == author]
         texts += [r.get("body") or "" for r in (record.reviews or []) if _login(r) == author]
         for t in texts:
-            tl = t.lower()
-            if not any(k in tl for k in PROMISE):
+            if not _has_any(t.lower(), PROMISE):
                 continue  # a key absent from the text is absent from each of its sentences
             for s in _sentences(t):
                 low = s.lower()
-                if any(k in low for k in PROMISE) and (
+                if _has_any(low, PROMISE) and (
                     "will" in low or "follow" in low or "后续" in low or "later" in low or "pr" in low
                 ):
                     promises.append(Evidence(None, None, _clip(s, 200)))
@@ -571,6 +575,13 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
     return disc, sigs
 
 
+def _has_any(low: str, keys: tuple[str, ...]) -> bool:
+    for k in keys:  # a loop, not any(<generator>): cheaper for a handful of keys
+        if k in low:
+            return True
+    return False
+
+
 def _no_discussion() -> dict[str, Any]:
     """What `read_discussion` builds for a PR nobody discussed (same keys, same order), without the loops."""
     return {
@@ -586,14 +597,26 @@ def _no_discussion() -> dict[str, Any]:
 
 
 def _login(obj: dict) -> str | None:
-    user = obj.get("user") if isinstance(obj, dict) else None
+    if not isinstance(obj, dict):
+        return None
+    user = obj.get("user")
     if isinstance(user, dict):
         return user.get("login")
-    return obj.get("author") if isinstance(obj, dict) and isinstance(obj.get("author"), str) else None
+    author = obj.get("author")
+    return author if isinstance(author, str) else None
 
 
 _REF_NUM = re.compile(r"#(\d{1,7})\b")
 _REF_URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)")
+
+
+def _last_word_char(before: str) -> str:
+    """The last character of `before` once the blanks and the one colon that may end it are dropped
+    (what `\\s*:?\\s*$` matches); "" if none."""
+    tail = before.rstrip()
+    if tail.endswith(":"):
+        tail = tail[:-1].rstrip()
+    return tail[-1:]
 
 
 def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
@@ -626,11 +649,12 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
             before = text[max(0, start - 60) : start]
             if url:
                 before = before.removesuffix("https://").removesuffix("http://")
-            if _REF_FIXES.search(before):
+            last = _last_word_char(before)
+            if last in _FIXES_LAST and _REF_FIXES.search(before):
                 rel = "fixes"
             elif "revert" in before[-40:].lower():
                 rel = "revert"
-            elif _REF_FOLLOW.search(before):
+            elif last in _FOLLOW_LAST and _REF_FOLLOW.search(before):
                 rel = "follow-up"
             else:
                 rel = "mentions"
