@@ -5,13 +5,11 @@ import re
 
 from workbench.conventions import Conventions
 from workbench.describe import (
-    _FOLLOWUP_ANCHORS,
-    _ROOT_CAUSE_ANCHORS,
-    _TEST_PLAN_ANCHORS,
     FOLLOWUP,
     ROOT_CAUSE,
     TEST_PLAN,
     _heading,
+    _key_positions,
     _Sentences,
     _template_marks,
     read_description,
@@ -21,7 +19,7 @@ from workbench.describe import (
 # The Markdown heading rule as one regex: what `_heading` must agree with.
 _MARKDOWN_HEADING = re.compile(r"\n[ ]{0,3}#{1,6}(?:[ \t]+([^\n]*?))?[ \t#]*(?=\n)")
 
-LISTS = ((ROOT_CAUSE, _ROOT_CAUSE_ANCHORS), (TEST_PLAN, _TEST_PLAN_ANCHORS), (FOLLOWUP, _FOLLOWUP_ANCHORS))
+LISTS = (ROOT_CAUSE, TEST_PLAN, FOLLOWUP)
 
 
 def _random_text(rng: random.Random, n: int) -> str:
@@ -41,29 +39,30 @@ def _random_text(rng: random.Random, n: int) -> str:
         "unit test plan",
         "e2e2e",
     ]
-    keys = [k for keys, _ in LISTS for k in keys]
+    keys = [k for keys in LISTS for k in keys]
     return "".join(rng.choice(words + keys) + rng.choice(["", " "]) for _ in range(n))
 
 
-def test_find_keys_gives_what_find_gives():
+def test_find_at_gives_what_find_gives():
     rng = random.Random(7)
     fell_back = 0
     for i in range(600):
         text = _random_text(rng, rng.randint(1, 300 if i % 4 == 0 else 40))
         low = text.lower()
-        for keys, table in LISTS:
+        for keys, positions in zip(LISTS, _key_positions(low), strict=True):
             expected = _Sentences(text).find(low, keys)
-            assert _Sentences(text).find_keys(low, keys, table) == expected
+            assert _Sentences(text).find_at(low, keys, positions) == expected
             fell_back += len(expected) == 8
     assert fell_back  # long texts reach the limit, where the order of the keys decides
 
 
-def test_find_keys_finds_overlapping_and_absent_keys():
+def test_key_positions_overlapping_absent_and_chinese():
     text = "We ran the unit test plan. Nothing else here. Then e2e2e passed."
     low = text.lower()
-    got = _Sentences(text).find_keys(low, TEST_PLAN, _TEST_PLAN_ANCHORS)
+    got = _Sentences(text).find_at(low, TEST_PLAN, _key_positions(low)[1])
     assert [s for _, s in got] == ["We ran the unit test plan.", "Then e2e2e passed."]
-    assert _Sentences("Nothing to see.").find_keys("nothing to see.", ROOT_CAUSE, _ROOT_CAUSE_ANCHORS) == []
+    assert _key_positions("nothing to see.") == [[], [], []]
+    assert _key_positions("原因 测试 unit test") == [[0], [3, 6], []]
 
 
 def test_heading_agrees_with_the_markdown_rule():

@@ -153,16 +153,19 @@ PROMISE = (
 )
 
 
-_AnchorTable = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+# The lists of keys searched in every description, in the order read_description asks for them.
+_KEY_LISTS = (ROOT_CAUSE, TEST_PLAN, FOLLOWUP)
+_AnchorTable = tuple[tuple[str, tuple[tuple[str, int, int], ...]], ...]
 
 
-def _anchor_table(keys: tuple[str, ...], anchors: tuple[str, ...]) -> _AnchorTable:
-    """(anchor, ((key, offset of the anchor in the key), ...)) for each anchor; a key that contains no
-    anchor is its own anchor."""
-    table: dict[str, list[tuple[str, int]]] = {}
-    for k in keys:
-        a = next((a for a in anchors if a in k), k)
-        table.setdefault(a, []).append((k, k.index(a)))
+def _anchor_table(anchors: tuple[str, ...]) -> _AnchorTable:
+    """(anchor, ((key, offset of the anchor in the key, index of the key's list), ...)) for the keys
+    of _KEY_LISTS; a key that contains no anchor is its own anchor."""
+    table: dict[str, list[tuple[str, int, int]]] = {}
+    for which, keys in enumerate(_KEY_LISTS):
+        for k in keys:
+            a = next((a for a in anchors if a in k), k)
+            table.setdefault(a, []).append((k, k.index(a), which))
     return tuple((a, tuple(ks)) for a, ks in table.items())
 
 
@@ -170,23 +173,28 @@ def _anchor_table(keys: tuple[str, ...], anchors: tuple[str, ...]) -> _AnchorTab
 # keys are absent from most descriptions, and a str.find costs a whole scan whether it finds or not.
 # Anchors are worth it only where they are rare too ("the " or " pr" are in most descriptions, several
 # times each, and checking their keys at every hit costs more than the scans saved). A Chinese key's
-# first character is its anchor: a one-character find is a fast memchr-like loop.
-_ROOT_CAUSE_ANCHORS = _anchor_table(ROOT_CAUSE, ("cause", "when", "根", "原", "导"))
-_TEST_PLAN_ANCHORS = _anchor_table(TEST_PLAN, ("test", "测", "验", "复"))
-_FOLLOWUP_ANCHORS = _anchor_table(FOLLOWUP, ("follow", "not ", "future", "addressed", "后", "暂", "未"))
+# first character is its anchor: a one-character find is a fast memchr-like loop; ASCII text skips them.
+_ANCHORS = _anchor_table(
+    ("cause", "when", "test", "follow", "not ", "future", "addressed")
+    + ("根", "原", "导", "测", "验", "复", "后", "暂", "未")
+)
+_ASCII_ANCHORS = tuple(entry for entry in _ANCHORS if entry[0].isascii())
 
 
-def _occurrences(low: str, table: _AnchorTable) -> list[int]:
-    """Every position where a key of `table` starts in `low` (overlapping ones too), ascending."""
-    found: list[int] = []
+def _key_positions(low: str) -> list[list[int]]:
+    """For each list of _KEY_LISTS, every position where one of its keys starts in `low` (overlapping
+    ones too), ascending."""
+    found: list[list[int]] = [[] for _ in _KEY_LISTS]
+    table = _ASCII_ANCHORS if low.isascii() else _ANCHORS
     for anchor, keys in [entry for entry in table if entry[0] in low]:
         q = low.find(anchor)
         while q >= 0:
-            for key, off in keys:
+            for key, off, which in keys:
                 if q >= off and low.startswith(key, q - off):
-                    found.append(q - off)
+                    found[which].append(q - off)
             q = low.find(anchor, q + 1)
-    found.sort()
+    for positions in found:
+        positions.sort()
     return found
 
 
@@ -363,16 +371,15 @@ class _Sentences:
         end = ends[k] if k < len(ends) else len(self.text)
         return start, min(end, start + 600)
 
-    def find_keys(
-        self, low: str, keys: tuple[str, ...], table: _AnchorTable, limit: int = 8
+    def find_at(
+        self, low: str, keys: tuple[str, ...], positions: list[int], limit: int = 8
     ) -> list[tuple[int, str]]:
-        """What `find(low, keys, limit)` gives, from the keys' positions found through their anchors.
+        """What `find(low, keys, limit)` gives, from where the keys start (ascending, from _key_positions).
 
         `find` visits every sentence holding a key unless it has collected 2 * limit sentences, which
         makes its pick depend on the order of the keys; below that it collected exactly the sentences
         around the positions, so only then is the pick taken from them (else `find` itself decides).
         """
-        positions = _occurrences(low, table)
         if not positions:
             return []
         found: dict[int, str] = {}
@@ -417,8 +424,9 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
         return out
     low = text.lower()
     sents = _Sentences(text)
-    out["root_cause"] = [_clip(s) for _, s in sents.find_keys(low, ROOT_CAUSE, _ROOT_CAUSE_ANCHORS)]
-    tests = sents.find_keys(low, TEST_PLAN, _TEST_PLAN_ANCHORS)
+    root_at, tests_at, followups_at = _key_positions(low)
+    out["root_cause"] = [_clip(s) for _, s in sents.find_at(low, ROOT_CAUSE, root_at)]
+    tests = sents.find_at(low, TEST_PLAN, tests_at)
     for heading, sec in sections:  # a filled-in "Test" section is a test plan whatever its wording
         hl = heading.lower()
         if hl.startswith("test") or "test plan" in hl or "测试" in hl:
@@ -436,9 +444,9 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
             if len(nums) >= 8:
                 break
     out["numbers"] = list(nums.values())
-    out["followups"] = [_clip(s) for _, s in sents.find_keys(low, FOLLOWUP, _FOLLOWUP_ANCHORS)]
+    out["followups"] = [_clip(s) for _, s in sents.find_at(low, FOLLOWUP, followups_at)]
     if "`" in text:
-        out["code_spans"] = list(dict.fromkeys(m.group(1).strip() for m in _CODE_SPAN.finditer(text)))[:40]
+        out["code_spans"] = list(dict.fromkeys([s.strip() for s in _CODE_SPAN.findall(text)]))[:40]
     return out
 
 
