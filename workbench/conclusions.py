@@ -69,8 +69,8 @@ class Facts:
         n = self._risk_themes
         if n is None:
             n = 0
-            for s in self.signals:
-                if s.name.startswith("risk.") and s.name != "risk.markers" and s.weight >= 1:
+            for s in self.signals:  # the weight first: most signals weigh less than 1
+                if s.weight >= 1 and s.name.startswith("risk.") and s.name != "risk.markers":
                     n += 1
             self._risk_themes = n
         return n
@@ -172,7 +172,10 @@ def decide(f: Facts, conv: Conventions) -> tuple[str, str | None, str | None, li
     # then the signals that push towards the verdict, strongest first: all positive for "deep", all
     # negative otherwise, so by weight (descending for deep); a stable sort keeps signal order in ties
     deep = verdict == "deep"
-    pushing = [s for s in f.signals if (s.weight > 0) == deep and s.weight != 0]
+    pushing = []
+    for s in f.signals:  # a plain loop: a comprehension costs a function call, for 0-3 signals mostly
+        if (s.weight > 0) == deep and s.weight != 0:
+            pushing.append(s)
     if len(pushing) > 1:
         pushing.sort(key=_weight, reverse=deep)
     deciding = [] if rule.name == "strong signals" else [rule.label]
@@ -256,13 +259,18 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
         scores.append(score)
     # highest first, equal scores in file order (a reverse sort is stable); only the shown files get reasons
     n_files = len(files)
-    order = sorted(range(n_files), key=scores.__getitem__, reverse=True) if n_files > 1 else range(n_files)
+    if n_files > 2:
+        order = sorted(range(n_files), key=scores.__getitem__, reverse=True)
+    else:  # most PRs: the same order without a sort
+        order = (1, 0) if n_files == 2 and scores[1] > scores[0] else range(n_files)
     top = order[: int(conv.threshold("max_key_files", 6))]
     # the risk themes each file has hits of, in theme order: one pass over the hits, not one per file
     file_themes: dict[int, list[str]] = {}
     for n, hits in facts.theme_hits.items():
-        for fid in dict.fromkeys(id(h.file) for h in hits):
-            file_themes.setdefault(fid, []).append(n.split(".", 1)[1])
+        if hits:
+            theme = n.split(".", 1)[1]
+            for fid in {id(h.file) for h in hits}:  # each file once per theme
+                file_themes.setdefault(fid, []).append(theme)
     out = []
     for i in top:
         fd = files[i]
