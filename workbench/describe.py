@@ -315,12 +315,9 @@ def _is_boilerplate(para: str, conv: Conventions, phrases: bool = True) -> bool:
     if _CHECKBOX.match(first):
         return True
     if first.startswith("```"):  # a fence holding only comments is the template's placeholder
-        inner = [
-            ln.strip()
-            for ln in para.strip().split("\n")[1:]
-            if ln.strip() and not ln.strip().startswith("```")
-        ]
-        if all(ln.startswith(("#", "//")) for ln in inner):
+        # lazily: a pasted script answers at its first line of code
+        inner = (ln.strip() for ln in para.strip().split("\n")[1:])
+        if all(ln.startswith(("#", "//")) for ln in inner if ln and not ln.startswith("```")):
             return True
     if first.startswith("> [!"):
         return True
