@@ -220,3 +220,10 @@ def test_reference_relation_prefilter_never_hides_a_match():
         assert (last in _FOLLOW_LAST and bool(_REF_FOLLOW.search(before))) == bool(
             _REF_FOLLOW.search(before)
         ), before
+
+
+def test_headings_inside_code_blocks_are_code():
+    body = "intro\n  ```sh\n# not a heading\n  ```\n## Real\nkept\n\t```\n### also code\n"
+    text, sections = strip_template(body, Conventions())
+    assert [h for h, _ in sections] == ["", "Real"]
+    assert "# not a heading" in text and "### also code" in text

@@ -4,7 +4,7 @@ cross-references to other PRs. Pure functions over text; evidence is the sentenc
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import chain
 from typing import Any
@@ -198,12 +198,12 @@ def _key_positions(low: str) -> list[list[int]]:
     return found
 
 
-# A line starting with up to three blanks and one to six '#': a heading if a blank follows the '#'s
-# or nothing else is on the line (see `_heading`). Matched with a plain greedy rest of line: the
-# exact Markdown rule written as one regex (a lazy title before optional closing '#'s) retried the
-# line's tail at every character.
-_HEADING_LINE = re.compile(r"\n {0,3}(#{1,6})([^\n]*)")
-_FENCE = re.compile(r"\n[ \t]*```")
+# One scan for the lines that open or close a code block (``` after blanks) and the lines that may be
+# headings: up to three blanks and one to six '#', then the rest of the line (group 1), a heading if
+# it starts with a blank or holds nothing but '#'s and blanks (see `_heading`). A plain greedy rest of
+# line: the exact Markdown rule written as one regex (a lazy title before optional closing '#'s)
+# retried the line's tail at every character.
+_FENCE_OR_HEADING = re.compile(r"\n(?:[ \t]*```| {0,3}#{1,6}([^\n]*))")
 _PARA_SPLIT = re.compile(r"\n[ \t]*\n")
 
 
@@ -220,14 +220,16 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
     if "\r" in body:
         body = body.replace("\r\n", "\n")
     text = "\n" + body + "\n"
-    fences: list[int] = [m.start() for m in _FENCE.finditer(text)] if "```" in text else []
     cuts: list[tuple[int, int, str]] = []  # (heading start, content start, heading text)
-    for m in _HEADING_LINE.finditer(text):
-        if fences and bisect_left(fences, m.start()) % 2:
-            continue  # a "# comment" inside a code block is not a heading
-        heading = _heading(m.group(2))
-        if heading is not None:
-            cuts.append((m.start(), m.end(), heading))
+    in_code = False  # a "# comment" inside a code block is not a heading
+    for m in _FENCE_OR_HEADING.finditer(text):
+        rest = m.group(1)
+        if rest is None:
+            in_code = not in_code
+        elif not in_code:
+            heading = _heading(rest)
+            if heading is not None:
+                cuts.append((m.start(), m.end(), heading))
     spans = [("", 0, cuts[0][0] if cuts else len(text))]
     for i, (_hs, cs, h) in enumerate(cuts):
         spans.append((h, cs, cuts[i + 1][0] if i + 1 < len(cuts) else len(text)))
