@@ -45,7 +45,9 @@ ROLE_AREAS = frozenset({"ci", "docs", "tests", "build", "examples", "benchmarks"
 
 @dataclass
 class Facts:
-    """What the verdict rules look at: scope, size, score, and the signals themselves."""
+    """What the verdict rules look at: scope, size, score, and the signals themselves.
+
+    Built once the signals are final: `risk_themes` is counted on first use and kept."""
 
     files: list[FileDiff]
     roles: dict[str, int]  # role -> changed lines
@@ -58,7 +60,7 @@ class Facts:
     revert: bool
     has_patches: bool
     dominant_area: str | None
-    # counted on first use: decide and effort_and_minutes both ask (the signals are final by then)
+    # counted on first use: decide and effort_and_minutes may both ask
     _risk_themes: int | None = field(default=None, init=False, repr=False, compare=False)
 
     def has(self, name: str) -> bool:
@@ -169,8 +171,9 @@ def decide(f: Facts, conv: Conventions) -> tuple[str, str | None, str | None, li
             else None
         )
     audience = conv.audiences.get(key) if key else None
-    # then the signals that push towards the verdict, strongest first: all positive for "deep", all
-    # negative otherwise, so by weight (descending for deep); a stable sort keeps signal order in ties
+    # The deciding labels: the rule's, then the signals that push towards the verdict, strongest first.
+    # Those are all positive for "deep" and all negative otherwise, so sorting by weight (descending for
+    # deep) sorts by strength without a key function; the sort is stable: ties keep signal order.
     deep = verdict == "deep"
     pushing = []
     for s in f.signals:  # a plain loop: a comprehension costs a function call, for 0-3 signals mostly
