@@ -227,3 +227,36 @@ def test_headings_inside_code_blocks_are_code():
     text, sections = strip_template(body, Conventions())
     assert [h for h, _ in sections] == ["", "Real"]
     assert "# not a heading" in text and "### also code" in text
+
+
+def test_from_to_agrees_with_the_plain_search():
+    from workbench.describe import _from_to, _from_to_searched
+
+    rng = random.Random(13)
+    pieces = [
+        "from",
+        "FROM",
+        "From",
+        "xfrom",
+        "_from",
+        " ",
+        "\n",
+        "1",
+        "2.5",
+        ",",
+        "s",
+        "to",
+        "TO",
+        "x",
+        "İ",
+        "ſ",
+        "fr",
+        "om",
+    ]
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        for end in (8000, 12):
+            assert list(_from_to(text, text.lower(), end)) == list(_from_to_searched(text, end)), text
+    assert list(
+        _from_to("went from 3 to 5, not xfrom 1 to 2", "went from 3 to 5, not xfrom 1 to 2", 8000)
+    ) == [5]

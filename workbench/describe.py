@@ -45,13 +45,31 @@ def _number_starts(text: str, end: int) -> Iterator[int]:
     return (m.start() for m in _NUMBER.finditer(text, 0, end))
 
 
-# "from 3 to 5": searched without its leading \b, which would cost the literal-prefix scan; the word
-# boundary is checked by `_from_to` on each hit instead.
+# "from 3 to 5". re.I leaves the regex no literal to skip to, so it is only tried where the lowercased
+# text has "from" (the letters of "from" have no other case-insensitive match, nor does any other
+# character lowercase to them); the leading \b is checked by `_from_to` on each hit.
 _FROM_TO = re.compile(r"from\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
 
 
-def _from_to(text: str, end: int) -> Iterator[re.Match]:
-    """The matches `\bfrom...` would give, in order: a hit inside a word is retried one character on."""
+def _from_to(text: str, low: str, end: int) -> Iterator[int]:
+    """Where the matches of `\bfrom...` in text[:end] start, in order (`low` is text.lower())."""
+    if len(low) != len(text):  # a character lowercased to several: positions differ, search it all
+        yield from _from_to_searched(text, end)
+        return
+    pos = 0
+    while True:
+        i = low.find("from", pos, end)
+        if i < 0:
+            return
+        m = _FROM_TO.match(text, i, end)
+        if m is None or (i and (text[i - 1].isalnum() or text[i - 1] == "_")):
+            pos = i + 1  # no match here, or a hit inside a word: retried one character on
+            continue
+        yield i
+        pos = m.end()
+
+
+def _from_to_searched(text: str, end: int) -> Iterator[int]:
     pos = 0
     while True:
         m = _FROM_TO.search(text, pos, end)
@@ -61,7 +79,7 @@ def _from_to(text: str, end: int) -> Iterator[re.Match]:
         if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
             pos = i + 1
             continue
-        yield m
+        yield i
         pos = m.end()
 
 
@@ -435,7 +453,7 @@ def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]
     # taken lazily: the search stops once 8 sentences with numbers are found
     num_hits = _number_starts(text, 8000)
     if "from " in low:
-        num_hits = chain(num_hits, (m.start() for m in _from_to(text, 8000)))
+        num_hits = chain(num_hits, _from_to(text, low, 8000))
     for i in num_hits:
         a, b = sents.around(i)
         if a not in nums:
