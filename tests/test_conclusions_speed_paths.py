@@ -124,7 +124,10 @@ def make_files(rng: random.Random, n: int):
         d = {"filename": name, "status": status, "additions": adds, "deletions": dels}
         if rng.random() < 0.7 and (adds or dels):
             d["patch"] = "@@ -1,1 +1,2 @@\n x\n+y"
-        files.append(parse_file(d))
+        fd = parse_file(d)
+        if rng.random() < 0.2:  # flag lists the parser may not make: "empty" twice, "empty" with another
+            fd.flags += rng.choice([["empty"], ["crlf"], ["empty", "large"]])
+        files.append(fd)
     return files
 
 
@@ -191,9 +194,10 @@ def test_pick_key_symbols_matches_most_common():
     for _ in range(400):
         names = rng.sample(pool, rng.randrange(0, 7))
         symbols = Counter({n: rng.choice([1.0, 1.0, 2.0, 3.5]) for n in names})
-        spans = rng.sample(pool + ["update_weights", "not an ident", "lower"], rng.randrange(0, 5))
+        extra = ["update_weights", "not an ident", "lower", "xΩmega", "xǅ", "ñame", "aB"]
+        spans = rng.sample(pool + extra, rng.randrange(0, 5))
         desc = {"code_spans": spans} if spans or rng.random() < 0.5 else {}
-        patch_text = rng.choice(["", "def update_weights(): load_model Trainer lower"])
+        patch_text = rng.choice(["", "def update_weights(): load_model Trainer lower xΩmega xǅ ñame aB"])
         before = Counter(symbols)
         facts = CodeFacts(symbols=symbols)
         want = ref_pick_key_symbols(facts, desc, patch_text, CONV)

@@ -290,7 +290,7 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
             reason += "; named in the description or review"
         if syms:
             reason += "; touches " + ", ".join(syms[:3])
-        if flags and any(flag != "empty" for flag in flags):
+        if flags and flags.count("empty") != len(flags):  # a flag other than "empty"; no generator
             reason += "; flags: " + ", ".join(flags)
         out.append(KeyFile(name, role, reason, _round2(scores[i]), fd.additions, fd.deletions, syms[:8]))
     return out
@@ -298,6 +298,13 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
 
 _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
+
+
+def _has_upper(s: str) -> bool:
+    """Any c.isupper() in s. In ASCII only A-Z are upper and only they change in lower(): no generator."""
+    if s.isascii():
+        return s != s.lower()
+    return any(c.isupper() for c in s)  # e.g. a titlecase letter changes in lower() without being upper
 
 
 def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conventions) -> list[str]:
@@ -309,7 +316,7 @@ def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conven
     scores = dict(facts.symbols) if spans else facts.symbols
     for span in spans:
         name = span.rstrip("()")
-        if _IDENT.match(span) and ("_" in name or "." in name or any(c.isupper() for c in name[1:])):
+        if _IDENT.match(span) and ("_" in name or "." in name or _has_upper(name[1:])):
             short = name.rsplit(".", 1)[-1]
             if short in scores:
                 scores[short] += 2.0
@@ -350,6 +357,6 @@ def open_items_of(
             items.append(f"unresolved review thread: {u}")
     if disc.get("changes_requested_outstanding"):
         items.append("changes still requested by " + ", ".join(disc["changes_requested_outstanding"]))
-    if truncated:
-        items += [f"data: {t}" for t in truncated]
+    for t in truncated:
+        items.append(f"data: {t}")
     return items
