@@ -260,3 +260,36 @@ def test_from_to_agrees_with_the_plain_search():
     assert list(
         _from_to("went from 3 to 5, not xfrom 1 to 2", "went from 3 to 5, not xfrom 1 to 2", 8000)
     ) == [5]
+
+
+# Sentence breaks as one regex: what `_sentence_ends` must agree with.
+_ONE_BREAK_REGEX = re.compile(r"[\n.!?。](?:(?<=\n)(?=\n|[-*#>|] |\d+\. )|(?<=[.!?])(?= )|(?<=。))")
+
+
+def test_sentence_ends_agree_with_one_regex():
+    from workbench.describe import _sentence_ends
+
+    rng = random.Random(17)
+    pieces = [
+        "a",
+        ".",
+        "!",
+        "?",
+        "。",
+        " ",
+        "\n",
+        "- ",
+        "* ",
+        "# ",
+        "#",
+        "> ",
+        "| ",
+        "12. ",
+        "1.",
+        "٣. ",
+        "x.y",
+        "?!",
+    ]
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        assert _sentence_ends(text) == [m.end() for m in _ONE_BREAK_REGEX.finditer(text)], text

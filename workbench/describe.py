@@ -364,9 +364,26 @@ def _clip(s: str, n: int = 240) -> str:
 
 # Where sentences end: a blank line, a list item / heading / quote / table row, or ". " and friends.
 # A single newline is only wrapping. The end positions are found once per text, then bisected.
-# Written with the break character first so the engine can skip to candidates at C speed (the plain
-# alternation of lookahead branches was tried at every position); the same one-character matches.
-_BREAK = re.compile(r"[\n.!?。](?:(?<=\n)(?=\n|[-*#>|] |\d+\. )|(?<=[.!?])(?= )|(?<=。))")
+# One regex per break character, each starting with its character: the engine skips to a literal at
+# memchr speed, where a class of five characters is tested at every position (and the characters a
+# text lacks cost no scan at all).
+_LINE_BREAK = re.compile(r"\n(?=\n|[-*#>|] |\d+\. )")
+_STOP_BREAKS = (
+    (".", re.compile(r"\.(?= )")),
+    ("!", re.compile(r"!(?= )")),
+    ("?", re.compile(r"\?(?= )")),
+    ("。", re.compile("。")),
+)
+
+
+def _sentence_ends(text: str) -> list[int]:
+    """The positions just after each sentence break of `text`, ascending."""
+    ends = [m.end() for m in _LINE_BREAK.finditer(text)]
+    for char, rx in _STOP_BREAKS:
+        if char in text:
+            ends += [m.end() for m in rx.finditer(text)]
+    ends.sort()
+    return ends
 
 
 class _Sentences:
@@ -382,7 +399,7 @@ class _Sentences:
     def around(self, i: int) -> tuple[int, int]:
         ends = self._ends
         if ends is None:
-            ends = self._ends = [m.end() for m in _BREAK.finditer(self.text)]
+            ends = self._ends = _sentence_ends(self.text)
         k = bisect_right(ends, i)
         start = ends[k - 1] if k else 0
         end = ends[k] if k < len(ends) else len(self.text)
