@@ -68,6 +68,7 @@ class Facts:
 
     @property
     def risk_themes(self) -> int:
+        """How many risk themes weigh 1 or more (code markers aside)."""
         n = self._risk_themes
         if n is None:
             n = 0
