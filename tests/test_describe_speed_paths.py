@@ -8,10 +8,10 @@ from workbench.describe import (
     FOLLOWUP,
     ROOT_CAUSE,
     TEST_PLAN,
+    _droppable_marks,
     _heading,
     _key_positions,
     _Sentences,
-    _template_marks,
     read_description,
     strip_template,
 )
@@ -88,11 +88,20 @@ def test_heading_agrees_with_the_markdown_rule():
         assert got == expected, line
 
 
-def test_template_marks():
-    for sec in ("- [ ] box", "- [x] done", "* [X] done", "```py\nx\n```", "> quote", "a > b"):
-        assert _template_marks(sec)
-    for sec in ("a [link](u)", "`code` only", "a >b", "x>y", "plain text"):
-        assert not _template_marks(sec)
+def test_droppable_marks():
+    for sec in ("- [ ] box", "- [x] done", "* [X] done", "```py\nx\n```", "> [!NOTE]\n> x"):
+        assert _droppable_marks(sec)
+    for sec in ("a [link](u)", "`code` only", "> quote", "a > b", "x>y", "plain text"):
+        assert not _droppable_marks(sec)
+
+
+def test_quoted_sections_keep_their_paragraphs_joined_by_one_blank_line():
+    from workbench.describe import _without_template
+
+    conv = Conventions(drop_phrases=["Please describe"])
+    assert _without_template("> q\n \nx\n\t\ny", conv) == "> q\n\nx\n\ny"
+    assert _without_template("> Please describe it\n\nx", conv) == "x"
+    assert _without_template("no quote\n \nx", conv) == "no quote\n \nx"  # nothing template-like
 
 
 def test_template_memory_is_per_conventions_and_changes_nothing():

@@ -288,19 +288,22 @@ def _without_template(sec: str, conv: Conventions) -> str:
     # paragraph by paragraph only where something template-like is in the (small) kept section;
     # a template phrase absent from the section is absent from each of its paragraphs
     phrases = conv.is_boilerplate(sec)
-    if phrases or _template_marks(sec):
+    if phrases or _droppable_marks(sec):
         paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
         return "\n\n".join(p for p in paras if not _is_boilerplate(p, conv, phrases)).strip()
+    if ">" in sec and "> " in sec:
+        # Quotes alone drop nothing (a quote goes with a template phrase, or as a "> [!" callout),
+        # but the section's paragraphs are joined by one blank line, as when some are dropped.
+        return _PARA_SPLIT.sub("\n\n", sec).strip()
     return sec
 
 
-def _template_marks(sec: str) -> bool:
-    """A checkbox, a code fence or a quote in `sec`. Each needle's first character is looked for
-    first: a one-character find is a memchr, several times cheaper than a substring scan."""
-    return (
-        ("[" in sec and ("[ ]" in sec or "[x]" in sec or "[X]" in sec))
-        or ("`" in sec and "```" in sec)
-        or (">" in sec and "> " in sec)
+def _droppable_marks(sec: str) -> bool:
+    """A checkbox, a code fence or a "> [!" callout in `sec`: what makes a paragraph template without a
+    template phrase (see `_is_boilerplate`). Each needle's first character is looked for first: a
+    one-character find is a memchr, several times cheaper than a substring scan."""
+    return ("[" in sec and ("[ ]" in sec or "[x]" in sec or "[X]" in sec or "> [!" in sec)) or (
+        "`" in sec and "```" in sec
     )
 
 
