@@ -1,9 +1,9 @@
 """The fast paths in workbench/conclusions.py give what the plain formulas give.
 
 Each reference below is the straightforward version the fast code replaced (Counter + most_common, a
-sort with a lambda for every file list, min() for every bonus, round() for every score). The cases aim
-at the edges of the shortcuts: ties (stable order), one and two files (no sort), zero bonuses (skipped
-additions), common symbol names present or not, capped bonuses, effort already at 5.
+sort with a lambda for every file list, min() for every bonus). The cases aim at the edges of the
+shortcuts: ties (stable order), one and two files, zero bonuses (skipped additions), common symbol names
+present or not, capped bonuses, effort already at 5.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from workbench.conclusions import (
     ROLE_RANK,
     VERDICT_RULES,
     Facts,
-    _round2,
     decide,
     effort_and_minutes,
     named_paths,
@@ -179,13 +178,6 @@ def test_rank_files_ties_keep_file_order_and_two_files_swap_only_when_the_second
     # the bonuses can reorder two files: a named small file beats a larger one
     ranked = rank_files([big, small], CodeFacts(), {"pkg/a/small.py"}, CONV)
     assert key_files(ranked) == key_files(ref_rank_files([big, small], CodeFacts(), {"pkg/a/small.py"}, CONV))
-
-
-def test_rounded_scores_are_round_to_two_digits():
-    for x in [0.0, -0.0, 0.005, 0.015, 1.005, 2.675, 3.14159, 1e-9, 123.456789, float("nan")]:
-        for _ in range(2):  # the second time from the memo, when it is kept there
-            got, want = _round2(x), round(x, 2)
-            assert repr(got) == repr(want)
 
 
 def test_pick_key_symbols_matches_most_common():

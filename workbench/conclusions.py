@@ -229,18 +229,6 @@ def named_paths(desc: dict, record: PRRecord) -> set[str]:
 
 
 _SHOWN_STATUS = frozenset({"added", "removed", "renamed"})
-# score -> round(score, 2). round() to digits is a decimal conversion (~0.3 us); scores repeat a lot,
-# being made of a role, a line count and a few small ints.
-_ROUNDED: dict[float, float] = {}
-
-
-def _round2(x: float) -> float:
-    r = _ROUNDED.get(x)
-    if r is None:
-        r = round(x, 2)
-        if x > 0 and len(_ROUNDED) < 20_000:  # > 0 keeps -0.0 (equal to 0.0 as a key) and nan out
-            _ROUNDED[x] = r
-    return r
 
 
 def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: Conventions) -> list[KeyFile]:
@@ -262,11 +250,7 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
             score += 0.3 * (len(syms) if len(syms) < 3 else 3)
         scores.append(score)
     # highest first, equal scores in file order (a reverse sort is stable); only the shown files get reasons
-    n_files = len(files)
-    if n_files > 2:
-        order = sorted(range(n_files), key=scores.__getitem__, reverse=True)
-    else:  # most PRs: the same order without a sort
-        order = (1, 0) if n_files == 2 and scores[1] > scores[0] else range(n_files)
+    order = sorted(range(len(files)), key=scores.__getitem__, reverse=True)
     top = order[: int(conv.threshold("max_key_files", 6))]
     # the risk themes each file has hits of, in theme order: one pass over the hits, not one per file
     file_themes: dict[int, list[str]] = {}
@@ -293,7 +277,7 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
             reason += "; touches " + ", ".join(syms[:3])
         if flags and flags.count("empty") != len(flags):  # a flag other than "empty"; no generator
             reason += "; flags: " + ", ".join(flags)
-        out.append(KeyFile(name, role, reason, _round2(scores[i]), fd.additions, fd.deletions, syms[:8]))
+        out.append(KeyFile(name, role, reason, round(scores[i], 2), fd.additions, fd.deletions, syms[:8]))
     return out
 
 
