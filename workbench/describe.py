@@ -52,7 +52,7 @@ _FROM_TO = re.compile(r"from\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
 
 
 def _from_to(text: str, low: str, end: int) -> Iterator[int]:
-    """Where the matches of `\bfrom...` in text[:end] start, in order (`low` is text.lower())."""
+    """Where the matches of `\\bfrom...` in text[:end] start, in order (`low` is text.lower())."""
     if len(low) != len(text):  # a character lowercased to several: positions differ, search it all
         yield from _from_to_searched(text, end)
         return
@@ -70,6 +70,7 @@ def _from_to(text: str, low: str, end: int) -> Iterator[int]:
 
 
 def _from_to_searched(text: str, end: int) -> Iterator[int]:
+    """`_from_to` by searching all of text[:end]: a hit inside a word is retried one character on."""
     pos = 0
     while True:
         m = _FROM_TO.search(text, pos, end)
