@@ -189,7 +189,7 @@ def test_number_starts_agree_with_the_plain_regex():
 
 
 def test_reference_relation_prefilter_never_hides_a_match():
-    from workbench.describe import _FIXES_LAST, _FOLLOW_LAST, _REF_FIXES, _REF_FOLLOW, _last_word_char
+    from workbench.discussion import _FIXES_LAST, _FOLLOW_LAST, _REF_FIXES, _REF_FOLLOW, _last_word_char
 
     rng = random.Random(5)
     words = [

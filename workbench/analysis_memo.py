@@ -42,6 +42,7 @@ _ANALYSIS_MODULES = (
     "patchscan.py",
     "signals.py",
     "describe.py",
+    "discussion.py",
     "conclusions.py",
     "heuristics.py",
 )

@@ -1,7 +1,7 @@
 """Read a PR like a senior reviewer: signals with evidence, then deep read / skim / skip.
 
 `analyze(record)` is pure: a PRRecord in, an Analysis out; no network, no database. It gathers signals
-(workbench/signals.py for the diff, workbench/describe.py for the people's text), then concludes with
+(workbench/signals.py for the diff, describe.py and discussion.py for the people's text), then concludes with
 workbench/conclusions.py, where every verdict rule lives in one ordered table, `VERDICT_RULES`.
 A record with no patch text (a clone's facts, corpus metadata) is analysed from file stats, title and
 description, and says so in `truncated`.
@@ -29,8 +29,9 @@ from .conclusions import (
     rank_files,
 )
 from .conventions import Conventions, default_conventions, load_conventions
-from .describe import cross_refs, description_signals, read_description, read_discussion
+from .describe import description_signals, read_description
 from .diff import Concat, parse_files
+from .discussion import cross_refs, read_discussion
 from .records import PRRecord
 from .signals import (
     RISK_ROLES,
