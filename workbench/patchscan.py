@@ -127,10 +127,6 @@ class Concat:
         return fd.filename, new_line_at(fd.patch or "", local)
 
 
-_ADDED_RUN = re.compile(r"(?:\n\+[^\n]*)+")
-_BLOCK_START = ("def ", "async def ", "class ", "@")
-
-
 def added_python_symbols(
     patch: str, *, max_chars: int = 20_000, nested_only: bool = False
 ) -> list[tuple[str, str]]:
@@ -141,61 +137,57 @@ def added_python_symbols(
     regex would miss. Runs that do not parse are skipped: they are fragments of a larger construct.
 
     `nested_only=True` keeps only the nested names (`Engine._cleanup`), for callers that get the
-    top-level ones from the def lines: a nested definition needs two def/class keywords in its run, so a
-    run with fewer is not parsed at all (most runs are one new function: the parse is the main cost).
+    top-level ones from the def lines (see `_parsed_runs` for the runs it then does not parse).
     """
-    import ast
-    import textwrap
-
     out: list[tuple[str, str]] = []
-    budget = max_chars
-    for run in _block_runs("\n" + patch):
-        if len(run) > budget:
-            continue
-        budget -= len(run)
-        if nested_only and run.count("def") + run.count("class") < 2:
-            continue  # at most one definition: nothing nested in it
-        src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
-        try:
-            tree = ast.parse(src)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    for tree in _parsed_runs(patch, max_chars, nested_only):
         _collect(tree, "", out)
     if nested_only:
         return [(qual, sig) for qual, sig in out if "." in qual]
     return out
 
 
+def added_python_methods(patch: str, *, max_chars: int = 20_000) -> list[str]:
+    """Qualified names of the nested definitions (`Engine._cleanup`) in self-contained runs of added
+    Python lines: `added_python_symbols(patch, nested_only=True)`'s names, without signatures (what
+    the heuristics want: unparsing every signature cost as much as the parse)."""
+    out: list[str] = []
+    for tree in _parsed_runs(patch, max_chars, nested_only=True):
+        _collect_names(tree, "", out)
+    return [q for q in out if "." in q]
+
+
 # The indentation of each added def/class line of a run (a run's first line has its "\n" too).
 _DEF_INDENT = re.compile(r"\n\+([^\S\n]*+)(?:async[ \t]++)?(?:def|class)\b")
 
 
-def added_python_methods(patch: str, *, max_chars: int = 20_000) -> list[str]:
-    """Qualified names of the nested definitions (`Engine._cleanup`) in self-contained runs of added
-    Python lines: `added_python_symbols(patch, nested_only=True)`'s names, without signatures.
+def _parsed_runs(patch: str, max_chars: int, nested_only: bool) -> Iterator:
+    """The `ast` trees of the runs of added lines that open a block and parse on their own, within a
+    budget of `max_chars` characters of runs.
 
-    Why a second entry point: the heuristics want only these names, and the parse is their main cost.
-    A definition nests only under one at a smaller indentation, so a run whose def/class lines all
-    stand at one indentation (a row of new functions, the common case) is not parsed at all.
+    With `nested_only`, a run that cannot hold a nested definition is not parsed (the parse is the main
+    cost): one with fewer than two def/class keywords, or whose def/class lines all stand at one
+    indentation (a row of new functions, the common case), since a definition nests only under one at
+    a smaller indentation.
     """
     import ast
     import textwrap
 
-    out: list[str] = []
     budget = max_chars
     for run in _block_runs("\n" + patch):
         if len(run) > budget:
             continue
         budget -= len(run)
-        if run.count("def") + run.count("class") < 2 or len(set(_DEF_INDENT.findall(run))) < 2:
-            continue  # at most one definition level: nothing nested in it
+        if nested_only and (
+            run.count("def") + run.count("class") < 2 or len(set(_DEF_INDENT.findall(run))) < 2
+        ):
+            continue
         src = textwrap.dedent("\n".join(line[1:] for line in run.split("\n")[1:]))
         try:
             tree = ast.parse(src)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        _collect_names(tree, "", out)
-    return [q for q in out if "." in q]
+        yield tree
 
 
 def _collect_names(node, prefix: str, out: list[str]) -> None:
@@ -213,7 +205,8 @@ _NOT_ADDED = re.compile(r"\n(?!\+)")
 
 
 def _block_runs(text: str) -> list[str]:
-    """The runs `_ADDED_RUN.finditer(text)` gives whose first line opens a block, in order.
+    """The runs of consecutive added lines (each with its leading "\n") whose first line opens a block,
+    in order.
 
     Found from the block lines (few) rather than from every run: a block line starts a run when the line
     before it is not an added line; the run ends at the first following line that is not added.
