@@ -172,3 +172,28 @@ def test_common_heuristic_labels_read_in_chinese():
         "并发：锁、线程、asyncio、socket、ACK、竞态（新增 12 行）"
     )
     assert label_zh("something new") == "something new"
+    # every other label the heuristics write, as a zh digest shows them
+    assert label_zh("title says fix") == "标题类型：修复"
+    assert label_zh("marked as breaking") == "标记为破坏性变更"
+    assert label_zh("public functions/classes removed or renamed (2)") == "删除或重命名了公开函数/类 (2)"
+    assert label_zh("563 lines of code changed, no test changed") == "改了 563 行代码，没有改测试"
+    assert label_zh("changes requested by bob (still outstanding)") == "bob 要求修改（仍未解决）"
+    assert label_zh("2 unresolved review thread(s)") == "2 个评审讨论未解决"
+    assert label_zh("docs-only") == "仅文档" and label_zh("docs-only change") == "仅文档改动"
+
+
+def test_zh_draft_names_other_repositories_refs_and_each_ref_once():
+    from heuristics_helpers import file, hunk, record
+
+    from workbench.heuristics import analyze
+
+    body = (
+        "Follow-up to #298. See https://github.com/old-org/minirl/pull/298 and "
+        "https://github.com/example-org/minirl/pull/298 again."
+    )
+    rec = record(
+        [file("pkg/engine.py", hunk(1, [" a", "+b = 1"]))], title="[trainer] fix: sync weights", body=body
+    )
+    steps = draft_offline(rec, analyze(rec), "zh").next_steps
+    refs = [s for s in steps if s.startswith("关注相关 PR")]
+    assert [s.split("（")[0] for s in refs] == ["关注相关 PR #298", "关注相关 PR old-org/minirl#298"]

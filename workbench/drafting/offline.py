@@ -99,6 +99,24 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"description has a test plan", "描述包含测试方案"),
     (r"description names follow-ups / things not addressed", "描述列出了后续或未处理事项"),
     (r"dependency versions changed", "依赖版本变更"),
+    (r"marked as breaking", "标记为破坏性变更"),
+    (r"reverts earlier work", "回滚先前的改动"),
+    (r"title says (\w+)", lambda m: "标题类型：" + KIND_WORDS["zh"].get(m.group(1), m.group(1))),
+    (r"public functions/classes removed or renamed", "删除或重命名了公开函数/类"),
+    (r"public signatures changed", "公开函数签名有变"),
+    (r"default values changed in code", "代码中的默认值有变"),
+    (r"config keys changed", "配置项有变"),
+    (r"(\d+) lines of code changed, no test changed", r"改了 \1 行代码，没有改测试"),
+    (r"changes requested by (.+?) \(still outstanding\)", r"\1 要求修改（仍未解决）"),
+    (r"changes requested by (.+)", r"\1 要求修改"),
+    (r"(\d+) unresolved review thread\(s\)", r"\1 个评审讨论未解决"),
+    (r"(\d+) reviewers took part", r"\1 位评审者参与"),
+    (r"the author promised follow-ups", "作者承诺了后续工作"),
+    (r"(\d+) generated/vendored/lock file\(s\), not read", r"\1 个生成/第三方/锁文件（未阅读）"),
+    (r"build/dependency files only", "仅构建/依赖文件"),
+    (r"^tests only$", "仅测试"),
+    (r"^docs-only$", "仅文档"),
+    (r"^CI-only$", "仅 CI"),
 )
 
 
@@ -296,9 +314,10 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     return out[:4]
 
 
+_NO_TESTS_ZH = "改了代码但没有测试："
 _OPEN_ZH = (
     (r"^marker added in (\S+): ", r"\1 新增标记："),
-    (r"^changed code without tests: ", "改了代码但没有测试："),
+    (r"^changed code without tests: ", _NO_TESTS_ZH),
     (r"^author notes a follow-up / not addressed: ", "作者注明的遗留："),
     (r"^unresolved review thread: ", "未解决的评审讨论："),
     (r"^changes still requested by ", "仍有评审要求修改："),
@@ -315,6 +334,10 @@ def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     if zh:
         for rx, repl in _OPEN_ZH:
             out = [re.sub(rx, repl, x) for x in out]
+        # the heuristics' own label after this prefix (not the author's words after the others)
+        out = [
+            _NO_TESTS_ZH + label_zh(x[len(_NO_TESTS_ZH) :]) if x.startswith(_NO_TESTS_ZH) else x for x in out
+        ]
     if not out:  # an analysis without open items of its own: read the description and discussion here
         d = a.description if a else {}
         disc = a.discussion if a else {}
@@ -348,18 +371,32 @@ def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     return [x for x in out if not (x in seen or seen.add(x))][:5]
 
 
+_PR_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/\d+")
+
+
+def _ref_name(ref, repo: str) -> str:
+    """#N for this repository's PRs, owner/name#N for another's (a link by URL can point anywhere)."""
+    m = _PR_URL.search(ref.url or "")
+    if m and m.group(1).lower() != (repo or "").lower():
+        return f"{m.group(1)}#{ref.number}"
+    return f"#{ref.number}"
+
+
 def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     zh = lang == "zh"
     out: list[str] = []
-    for x in (a.cross_refs if a else [])[:3]:
+    refs = {}  # the name a reader sees -> the reference; the same PR linked twice is named once
+    for x in a.cross_refs if a else []:
+        refs.setdefault(_ref_name(x, record.repo), x)
+    for name, x in list(refs.items())[:3]:
         title = _one_line(x.title, 80) if x.title else None
         if zh:
             rel = RELATION_ZH.get(x.relation, x.relation)
             state = STATE_ZH.get(x.state or "", x.state or "状态未知")
-            out.append(f"关注相关 PR #{x.number}（{rel}" + (f"：{title}" if title else "") + f"，{state}）。")
+            out.append(f"关注相关 PR {name}（{rel}" + (f"：{title}" if title else "") + f"，{state}）。")
         else:
             out.append(
-                f"Watch #{x.number} ({x.relation}"
+                f"Watch {name} ({x.relation}"
                 + (f": {title}" if title else "")
                 + f", {x.state or 'state unknown'})."
             )
