@@ -1,8 +1,9 @@
 """Signal detectors over a PR's diff: risk themes, API and config changes, dependency bumps, scope.
 
-Each detector returns Signals whose evidence is (file, new line number, the line). Detection is driven by
-needles searched once in the PR's concatenated patches (`diff.Concat`): an absent needle costs a
-memory-speed scan, a present one is checked on its line (added? a whole identifier?).
+Each detector returns Signals whose evidence is (file, new line number, the line). Risk themes are found
+by one Aho-Corasick pass over the PR's concatenated patches (`diff.Concat`) for all their needles at once;
+each place found is then checked on its line (added? a whole identifier? program code?). The other
+detectors are regexes anchored on line starts, one pass each over the patches they concern.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .patchscan import added_python_methods, hunk_section_texts
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
-# Needles are at least 3 characters: a substring scan for a 2-letter needle is several times slower.
+# Needles are at least 3 characters: shorter ones would match inside most identifiers.
 
 
 def _n(words: str, mode: str = "i") -> tuple[tuple[str, str], ...]:
