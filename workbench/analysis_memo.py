@@ -1,7 +1,7 @@
 """A memo of analyses, so re-analysing an unchanged PR costs about as much as decoding it.
 
-Analysis itself stays pure (`heuristics.analyze`); only orchestration (the `workbench analyze` CLI, and
-the UI and trends when they adopt it) keeps this memo, one file per repository beside the SQLite cache:
+Analysis itself stays pure (`heuristics.analyze`); only orchestration (the `workbench analyze` CLI, the
+review app's queue and the trends) keeps this memo, one file per repository beside the SQLite cache:
 `<cache>/analysis-memo/<owner>-<repo>.pickle`, holding {PR number: (fingerprint, pickled Analysis)}.
 
 The fingerprint covers every input `analyze` reads (title, body, author, file list with patch digests,
