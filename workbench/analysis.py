@@ -44,6 +44,12 @@ class CrossRef:
     title: str | None = None  # from the cache, when known
     state: str | None = None
     url: str | None = None
+    repo: str | None = None  # "owner/name" of another repository (as written); None: this repository
+
+    @property
+    def name(self) -> str:
+        """How a reader sees it: #N in this repository, owner/name#N in another."""
+        return f"{self.repo}#{self.number}" if self.repo else f"#{self.number}"
 
 
 @dataclass

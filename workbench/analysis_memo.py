@@ -174,17 +174,13 @@ def analysis_fingerprint(record: PRRecord, conventions: Conventions | None = Non
     return hashlib.blake2b("\x1e".join(meta).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def refresh_cross_refs(analysis: Analysis, repo: str, known_prs: dict | None) -> Analysis:
+def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
     """Titles and states of referenced PRs of this repository from the current `known_prs`, exactly as
-    `analyze` fills them (a same-repository reference has no URL or a URL into this repository)."""
-    own = (repo or "").lower()
+    `analyze` fills them (another repository's PRs are not in this cache)."""
     known = known_prs or {}
     for ref in analysis.cross_refs:
-        if ref.url:
-            bits = ref.url.split("/")
-            if len(bits) < 5 or f"{bits[3]}/{bits[4]}".lower() != own:
-                continue
-        ref.title, ref.state = known.get(ref.number, (None, None))
+        if ref.repo is None:
+            ref.title, ref.state = known.get(ref.number, (None, None))
     return analysis
 
 
@@ -267,7 +263,7 @@ class AnalysisMemo:
         a = self.get(record, fp)
         if a is not None:
             self.hits += 1
-            return refresh_cross_refs(a, record.repo, known_prs)
+            return refresh_cross_refs(a, known_prs)
         self.misses += 1
         a = analyze(record, conventions=self.conventions, known_prs=known_prs)
         self.put(record, a, fp)

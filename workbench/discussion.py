@@ -199,23 +199,20 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
     for text in texts:
         if not text:
             continue
+        # (where, owner/name as written, number, url); a bare #N is this repository's
         hits: list[tuple[int, str, int, str | None]] = []
         if "#" in text:
             for m in _REF_NUM.finditer(text):
                 before = text[m.start() - 1] if m.start() else " "
                 if not (before.isalnum() or before in "_/&#"):
-                    hits.append((m.start(), owner_name, int(m.group(1)), None))
+                    hits.append((m.start(), repo or "", int(m.group(1)), None))
         if "github.com/" in text:
             for m in _REF_URL.finditer(text):
                 hits.append(
-                    (
-                        m.start(),
-                        f"{m.group(1)}/{m.group(2)}".lower(),
-                        int(m.group(3)),
-                        "https://" + m.group(0),
-                    )
+                    (m.start(), f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "https://" + m.group(0))
                 )
-        for start, target, num, url in hits:
+        for start, written, num, url in hits:
+            target = written.lower()
             if target == owner_name and num == number:
                 continue
             before = text[max(0, start - 60) : start]
@@ -236,7 +233,8 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
                 title = state = None
                 if target == owner_name and known_prs and num in known_prs:
                     title, state = known_prs[num]
-                found[key] = CrossRef(num, rel, title, state, url)
+                other = written if target != owner_name else None
+                found[key] = CrossRef(num, rel, title, state, url, other)
             elif rank[rel] > rank[old.relation]:
                 old.relation = rel
             if len(found) >= 50:

@@ -371,24 +371,11 @@ def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     return [x for x in out if not (x in seen or seen.add(x))][:5]
 
 
-_PR_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/\d+")
-
-
-def _ref_name(ref, repo: str) -> str:
-    """#N for this repository's PRs, owner/name#N for another's (a link by URL can point anywhere)."""
-    m = _PR_URL.search(ref.url or "")
-    if m and m.group(1).lower() != (repo or "").lower():
-        return f"{m.group(1)}#{ref.number}"
-    return f"#{ref.number}"
-
-
 def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     zh = lang == "zh"
     out: list[str] = []
-    refs = {}  # the name a reader sees -> the reference; the same PR linked twice is named once
-    for x in a.cross_refs if a else []:
-        refs.setdefault(_ref_name(x, record.repo), x)
-    for name, x in list(refs.items())[:3]:
+    for x in (a.cross_refs if a else [])[:3]:
+        name = x.name
         title = _one_line(x.title, 80) if x.title else None
         if zh:
             rel = RELATION_ZH.get(x.relation, x.relation)
