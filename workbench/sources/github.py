@@ -452,19 +452,8 @@ class _Pass:
         review_comments = self._rest_list(f"{base}/comments") if detail.get("review_comments") else []
         reviews = self._rest_list(f"{base}/reviews")  # no count in the detail: always asked
         commits = self._rest_list(f"{base}/commits", cap=gq.COMMITS_CAP) if detail.get("commits") else []
-        files, files_truncated = self._files(n, detail)
-        return PRRecord(
-            repo=self.full_name,
-            number=n,
-            pr=detail,
-            files=files,
-            issue_comments=comments,
-            reviews=reviews,
-            review_comments=review_comments,
-            commits=commits[: gq.COMMITS_CAP],
-            source="api",
-            files_truncated=files_truncated,
-            commits_truncated=(detail.get("commits") or 0) > gq.COMMITS_CAP,
+        return self._assemble(
+            n, detail, comments, reviews, review_comments, commits, detail.get("commits") or 0
         )
 
     def _record(self, item: dict, node: dict) -> PRRecord:
@@ -484,16 +473,37 @@ class _Pass:
         detail.update(gq.detail_fields(node))
         detail["review_comments"] = len(review_comments)
         commits_total = (node.get("commits") or {}).get("totalCount") or len(commits_nodes)
+        return self._assemble(
+            n,
+            detail,
+            [gq.issue_comment(x) for x in comments],
+            [gq.review(x) for x in reviews],
+            review_comments,
+            [gq.commit(x) for x in commits_nodes[: gq.COMMITS_CAP]],
+            commits_total,
+        )
+
+    def _assemble(
+        self,
+        n: int,
+        detail: dict,
+        comments: list[dict],
+        reviews: list[dict],
+        review_comments: list[dict],
+        commits: list[dict],
+        commits_total: int,
+    ) -> PRRecord:
+        """The record of PR `n` from its REST-shaped parts, whichever API gave them; files come here."""
         files, files_truncated = self._files(n, detail)
         return PRRecord(
             repo=self.full_name,
             number=n,
             pr=detail,
             files=files,
-            issue_comments=[gq.issue_comment(x) for x in comments],
-            reviews=[gq.review(x) for x in reviews],
+            issue_comments=comments,
+            reviews=reviews,
             review_comments=review_comments,
-            commits=[gq.commit(x) for x in commits_nodes[: gq.COMMITS_CAP]],
+            commits=commits[: gq.COMMITS_CAP],
             source="api",
             files_truncated=files_truncated,
             commits_truncated=commits_total > gq.COMMITS_CAP,
