@@ -229,7 +229,7 @@ class ReadsMixin(StoreBase):
             "WHERE v.repo_pk=? ORDER BY v.number, v.submitted_at, v.id",
             (repo, pk),
         )
-        df["submitted_at"] = pd.to_datetime(df["submitted_at"], utc=True, format="ISO8601")
+        df["submitted_at"] = _utc(df["submitted_at"])
         return df
 
     def comments_frame(self, repo: str) -> pd.DataFrame:
@@ -243,7 +243,7 @@ class ReadsMixin(StoreBase):
             "WHERE c.repo_pk=? ORDER BY c.number, c.created_at",
             (repo, pk),
         )
-        df["created_at"] = pd.to_datetime(df["created_at"], utc=True, format="ISO8601")
+        df["created_at"] = _utc(df["created_at"])
         return df
 
     def files_frame(self, repo: str) -> pd.DataFrame:
@@ -288,9 +288,14 @@ class ReadsMixin(StoreBase):
         return row["updated_at"] if row and "api" in row["source"] else None
 
 
+def _utc(times: pd.Series) -> pd.Series:
+    """The store's ISO 8601 text times as UTC timestamps."""
+    return pd.to_datetime(times, utc=True, format="ISO8601")
+
+
 def _typed(df: pd.DataFrame) -> pd.DataFrame:
     for col in TIME_COLUMNS:
-        df[col] = pd.to_datetime(df[col], utc=True, format="ISO8601")
+        df[col] = _utc(df[col])
     for col in BOOL_COLUMNS:
         df[col] = df[col].fillna(0).astype(bool)
     return df.astype(FRAME_DTYPES)
