@@ -281,3 +281,16 @@ def test_key_files_take_turns_so_a_huge_one_cannot_crowd_out_the_others():
     user = ctx.messages[1]["content"]
     assert "def func_m1_1(self):" in user and "def func_m2_1(self):" in user
     assert "def func_huge_0(self):" in user and ctx.clipped == ["pkg/m0.py"]
+
+
+def test_context_names_another_repositorys_reference():
+    from heuristics_helpers import file, hunk, record
+
+    from workbench.drafting.context import crossref_text
+    from workbench.heuristics import analyze
+
+    a = analyze(
+        record([file("pkg/a.py", hunk(1, [" a", "+b"]))], body="see https://github.com/o2/r2/pull/5 and #6")
+    )
+    names = {line.split(" (")[0] for line in crossref_text(a).splitlines()}
+    assert names == {"- o2/r2#5", "- #6"}

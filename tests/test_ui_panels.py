@@ -49,3 +49,12 @@ def test_text_diff_is_escaped_and_marks_changes():
     assert "<b>old" not in out and "&lt;i&gt;new" in out
     assert 'class="wb-del"' in out and 'class="wb-add"' in out
     assert "no differences" in panels.text_diff_html("same", "same")
+
+
+def test_cross_references_name_another_repository():
+    from heuristics_helpers import file, hunk, record
+
+    body = "Fixes #12; see https://github.com/old-org/minirl/pull/298"
+    a = analyze(record([file("pkg/a.py", hunk(1, [" a", "+b"]))], body=body))
+    out = panels.heuristics_html(a)
+    assert ">old-org/minirl#298</a>" in out and "#12" in out and ">#298<" not in out

@@ -226,7 +226,7 @@ def crossref_text(analysis: Analysis | None) -> str:
     if analysis is None:
         return ""
     return "\n".join(
-        f"- #{x.number} ({x.relation}): {x.title or 'title unknown'} [{x.state or 'state unknown'}]"
+        f"- {x.name} ({x.relation}): {x.title or 'title unknown'} [{x.state or 'state unknown'}]"
         for x in analysis.cross_refs
     )
 

@@ -125,7 +125,7 @@ def heuristics_html(analysis: Any | None, *, unavailable: str | None = None) -> 
         for c in a.cross_refs:
             title = e(c.title) if c.title else "<i>not in the cache</i>"
             out.append(
-                f"<li>{e(c.relation)} {safe_link(c.url, f'#{int(c.number)}') if c.url else f'#{int(c.number)}'} "
+                f"<li>{e(c.relation)} {safe_link(c.url, c.name) if c.url else e(c.name)} "
                 f"{title}{' · ' + e(c.state) if c.state else ''}</li>"
             )
         out.append("</ul></details>")
