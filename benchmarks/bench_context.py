@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from workbench.analysis.pipeline import analyze  # noqa: E402
 from workbench.drafting import tokens  # noqa: E402
 from workbench.drafting.context import build_context, split_hunks, system_prompt  # noqa: E402
-from workbench.heuristics import analyze  # noqa: E402
 from workbench.records import PRRecord  # noqa: E402
 
 BUDGET = 16000

@@ -45,9 +45,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.analysis_memo import AnalysisMemo  # noqa: E402
-from workbench.conventions import load_conventions  # noqa: E402
-from workbench.heuristics import analyze  # noqa: E402
+from workbench.analysis.conventions import load_conventions  # noqa: E402
+from workbench.analysis.memo import AnalysisMemo  # noqa: E402
+from workbench.analysis.pipeline import analyze  # noqa: E402
 from workbench.records import PRRecord  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "verl_prs_meta.jsonl.gz"
@@ -239,7 +239,7 @@ def _measure(label: str, records: list[PRRecord], conv, known, repeat: int = 1) 
     return out
 
 
-# The stages `heuristics.analyze` calls, in the order it calls them (names in workbench.heuristics).
+# The stages `heuristics.analyze` calls, in the order it calls them (names in workbench.analysis.pipeline).
 STAGES = (
     "parse_files",
     "read_description",
@@ -264,7 +264,7 @@ STAGES = (
 
 def _stages(records: list[PRRecord], conv, known, base_us: float) -> dict:
     """µs per PR in each stage (best of 3 passes), the rest of `analyze` as "assembly"."""
-    import workbench.heuristics as H
+    import workbench.analysis.pipeline as H
 
     spent = dict.fromkeys(STAGES, 0.0)
     originals = {name: getattr(H, name) for name in STAGES}

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pygments import highlight  # noqa: E402
 
-from workbench.diff import parse_files  # noqa: E402
+from workbench.analysis.diff import parse_files  # noqa: E402
 from workbench.records import PRRecord  # noqa: E402
 from workbench.store import Store  # noqa: E402
 from workbench.ui import diffview  # noqa: E402

@@ -14,8 +14,7 @@ import random
 from collections import Counter
 from dataclasses import astuple
 
-from workbench.analysis import KeyFile, Signal
-from workbench.conclusions import (
+from workbench.analysis.conclusions import (
     ROLE_RANK,
     VERDICT_RULES,
     Facts,
@@ -25,10 +24,11 @@ from workbench.conclusions import (
     pick_key_symbols,
     rank_files,
 )
-from workbench.conventions import default_conventions
-from workbench.diff import parse_file
+from workbench.analysis.conventions import default_conventions
+from workbench.analysis.diff import parse_file
+from workbench.analysis.model import KeyFile, Signal
+from workbench.analysis.signals import CodeFacts, Hit
 from workbench.records import PRRecord
-from workbench.signals import CodeFacts, Hit
 
 CONV = default_conventions()
 

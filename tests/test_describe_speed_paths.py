@@ -3,8 +3,8 @@
 import random
 import re
 
-from workbench.conventions import Conventions
-from workbench.describe import (
+from workbench.analysis.conventions import Conventions
+from workbench.analysis.description import (
     FOLLOWUP,
     ROOT_CAUSE,
     TEST_PLAN,
@@ -96,7 +96,7 @@ def test_droppable_marks():
 
 
 def test_quoted_sections_keep_their_paragraphs_joined_by_one_blank_line():
-    from workbench.describe import _without_template
+    from workbench.analysis.description import _without_template
 
     conv = Conventions(drop_phrases=["Please describe"])
     assert _without_template("> q\n \nx\n\t\ny", conv) == "> q\n\nx\n\ny"
@@ -121,7 +121,7 @@ def test_template_memory_is_per_conventions_and_changes_nothing():
 
 
 def test_title_tags_with_and_without_separators():
-    from workbench.titles import parse_title
+    from workbench.analysis.titles import parse_title
 
     p = parse_title("[rollout, vllm; fsdp/ BREAKING][ci] fix(trainer/ckpt)!: x")
     assert (p.tags, p.kind, p.breaking, p.subject) == (
@@ -145,7 +145,7 @@ _PLAIN_NUMBER = re.compile(
 
 
 def test_number_starts_agree_with_the_plain_regex():
-    from workbench.describe import _number_starts
+    from workbench.analysis.description import _number_starts
 
     rng = random.Random(3)
     pieces = [
@@ -189,7 +189,13 @@ def test_number_starts_agree_with_the_plain_regex():
 
 
 def test_reference_relation_prefilter_never_hides_a_match():
-    from workbench.discussion import _FIXES_LAST, _FOLLOW_LAST, _REF_FIXES, _REF_FOLLOW, _last_word_char
+    from workbench.analysis.discussion import (
+        _FIXES_LAST,
+        _FOLLOW_LAST,
+        _REF_FIXES,
+        _REF_FOLLOW,
+        _last_word_char,
+    )
 
     rng = random.Random(5)
     words = [
@@ -239,7 +245,7 @@ def test_headings_inside_code_blocks_are_code():
 
 
 def test_from_to_agrees_with_the_plain_search():
-    from workbench.describe import _from_to, _from_to_searched
+    from workbench.analysis.description import _from_to, _from_to_searched
 
     rng = random.Random(13)
     pieces = [
@@ -276,7 +282,7 @@ _ONE_BREAK_REGEX = re.compile(r"[\n.!?。](?:(?<=\n)(?=\n|[-*#>|] |\d+\. )|(?<=[
 
 
 def test_sentence_ends_agree_with_one_regex():
-    from workbench.describe import _sentence_ends
+    from workbench.analysis.description import _sentence_ends
 
     rng = random.Random(17)
     pieces = [

@@ -9,7 +9,7 @@ from heuristics_helpers import file, hunk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.diff import (
+from workbench.analysis.diff import (
     Concat,
     added_lines_with,
     file_role,
@@ -244,7 +244,7 @@ def test_new_line_at_agrees_with_unidiff(hunks_spec):
 
 
 def test_added_python_symbols_from_self_contained_blocks():
-    from workbench.diff import added_python_symbols
+    from workbench.analysis.diff import added_python_symbols
 
     p = hunk(
         10,
@@ -275,7 +275,7 @@ def test_lexer_index_matches_what_fnmatch_matches():
     import re
     from fnmatch import fnmatchcase
 
-    from workbench.diff import _lexer_index
+    from workbench.analysis.diff import _lexer_index
 
     index = _lexer_index()
     probes = {"x.py", "Makefile", "README", "x.tar.gz", "CMakeLists.txt", "x"}

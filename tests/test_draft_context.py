@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.analysis import Analysis, KeyFile
+from workbench.analysis.model import Analysis, KeyFile
 from workbench.config import WorkbenchError
 from workbench.drafting import tokens
 from workbench.drafting.context import Example, build_context, discussion_items, fence, strip_template
@@ -163,7 +163,7 @@ def test_few_shot_examples_nearest_by_area_within_the_budget():
 
 
 def test_real_analysis_feeds_the_context():
-    from workbench.heuristics import analyze
+    from workbench.analysis.pipeline import analyze
 
     rec = _record(40, hunks=2)
     a = analyze(rec)
@@ -286,8 +286,8 @@ def test_key_files_take_turns_so_a_huge_one_cannot_crowd_out_the_others():
 def test_context_names_another_repositorys_reference():
     from heuristics_helpers import file, hunk, record
 
+    from workbench.analysis.pipeline import analyze
     from workbench.drafting.context import crossref_text
-    from workbench.heuristics import analyze
 
     a = analyze(
         record([file("pkg/a.py", hunk(1, [" a", "+b"]))], body="see https://github.com/o2/r2/pull/5 and #6")

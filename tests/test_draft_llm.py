@@ -11,7 +11,7 @@ import openai
 import pytest
 from fake_openai import FakeOpenAI, Reply, brief_json
 
-from workbench.analysis import Analysis, KeyFile
+from workbench.analysis.model import Analysis, KeyFile
 from workbench.config import LLMSettings
 from workbench.drafting import tokens
 from workbench.drafting.llm import LLMDrafter, extract_json, language_share, retry_after

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.analysis import Analysis, CrossRef, Evidence, KeyFile, Signal
+from workbench.analysis.model import Analysis, CrossRef, Evidence, KeyFile, Signal
 from workbench.brief import parse_brief, render_brief
 from workbench.drafting.llm import language_share
 from workbench.drafting.offline import draft_offline, headline
@@ -154,7 +154,7 @@ def test_headline_restates_kind_and_scope():
 
 
 def test_with_the_real_heuristics():
-    from workbench.heuristics import analyze
+    from workbench.analysis.pipeline import analyze
 
     rec = _record()
     rec.files[0]["patch"] = (
@@ -185,7 +185,7 @@ def test_common_heuristic_labels_read_in_chinese():
 def test_zh_draft_names_other_repositories_refs_and_each_ref_once():
     from heuristics_helpers import file, hunk, record
 
-    from workbench.heuristics import analyze
+    from workbench.analysis.pipeline import analyze
 
     body = (
         "Follow-up to #298. See https://github.com/old-org/minirl/pull/298 and "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from heuristics_helpers import code_lines, file, hunk, record, stats, user
 
-from workbench.analysis import Analysis
-from workbench.conventions import load_conventions
-from workbench.heuristics import VERDICT_RULES, analysis_frame, analyze
+from workbench.analysis.conventions import load_conventions
+from workbench.analysis.model import Analysis
+from workbench.analysis.pipeline import VERDICT_RULES, analysis_frame, analyze
 
 
 def names(a: Analysis) -> set[str]:

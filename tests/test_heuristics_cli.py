@@ -9,10 +9,10 @@ import json
 import pytest
 from heuristics_helpers import file, hunk, record
 
+from workbench.analysis.conventions import glob_to_regex, load_conventions
+from workbench.analysis.pipeline import analyze
 from workbench.cli import main
 from workbench.config import WorkbenchError
-from workbench.conventions import glob_to_regex, load_conventions
-from workbench.heuristics import analyze
 from workbench.store import Store
 
 # ---- conventions -------------------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.conventions import load_conventions
-from workbench.heuristics import analysis_frame, analyze
+from workbench.analysis.conventions import load_conventions
+from workbench.analysis.pipeline import analysis_frame, analyze
 from workbench.records import PRRecord
 from workbench.sources.sample import sample_records
 

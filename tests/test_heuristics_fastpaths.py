@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from heuristics_helpers import file, hunk, record
 
-from workbench.conventions import load_conventions
-from workbench.describe import _sentences, read_description
-from workbench.diff import added_python_symbols, parse_files
-from workbench.heuristics import analyze
-from workbench.patchscan import added_python_methods
-from workbench.signals import scan_defaults, scan_deps
+from workbench.analysis.conventions import load_conventions
+from workbench.analysis.description import _sentences, read_description
+from workbench.analysis.diff import added_python_symbols, parse_files
+from workbench.analysis.patchscan import added_python_methods
+from workbench.analysis.pipeline import analyze
+from workbench.analysis.signals import scan_defaults, scan_deps
 
 
 def _sig(a, name):

@@ -10,11 +10,11 @@ import pickle
 import pytest
 from heuristics_helpers import file, hunk, record, user
 
-from workbench import analysis_memo
-from workbench.analysis_memo import AnalysisMemo, analysis_fingerprint, memo_path
+from workbench.analysis import memo as analysis_memo
+from workbench.analysis.conventions import load_conventions
+from workbench.analysis.memo import AnalysisMemo, analysis_fingerprint, memo_path
+from workbench.analysis.pipeline import analyze
 from workbench.cli import main
-from workbench.conventions import load_conventions
-from workbench.heuristics import analyze
 from workbench.store import Store
 
 REPO = "example-org/minirl"
@@ -108,9 +108,8 @@ def test_fingerprint_follows_conventions_and_heuristics_version(tmp_path, monkey
 def test_heuristics_version_covers_the_analysis_sources():
     v = analysis_memo.heuristics_version()
     assert len(v) == 24 and v == analysis_memo.heuristics_version()
-    assert (
-        "signals.py" in analysis_memo._ANALYSIS_MODULES and "heuristics.py" in analysis_memo._ANALYSIS_MODULES
-    )
+    names = {p.name for p in analysis_memo.analysis_sources()}
+    assert {"records.py", "signals.py", "pipeline.py", "conclusions.py"} <= names
 
 
 # ---- the memo ----------------------------------------------------------------------------------------------

@@ -331,7 +331,7 @@ def test_missing_analysis_and_diff_modules_degrade_clearly(cache, tmp_path, monk
     real = app_mod._optional
 
     def without(name):
-        if name in ("workbench.heuristics", "workbench.diff"):
+        if name in ("workbench.analysis.pipeline", "workbench.analysis.diff"):
             return None, f"{name} unavailable (not installed)"
         return real(name)
 
@@ -363,7 +363,7 @@ def test_failed_save_keeps_the_reader_on_the_pr(cache, tmp_path, monkeypatch):
 
 
 def test_verdicts_come_from_the_analysis_memo_beside_the_cache(cache, tmp_path):
-    from workbench.analysis_memo import memo_path
+    from workbench.analysis.memo import memo_path
 
     first = open_app(cache, tmp_path)
     numbers = list(first.queue.numbers)

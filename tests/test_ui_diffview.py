@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from workbench.diff import parse_file
+from workbench.analysis.diff import parse_file
 from workbench.ui import diffview
 
 PATCH = """@@ -10,4 +10,5 @@ class Engine:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ui_helpers import XSS, live_markup, untrusted_pr
 
-from workbench.heuristics import analyze
+from workbench.analysis.pipeline import analyze
 from workbench.ui import panels
 
 

@@ -14,7 +14,7 @@ from .config import WorkbenchError, redact
 COMMANDS = {
     "sync": "workbench.sources.cli:run_sync",
     "sample": "workbench.sources.sample:run_cli",
-    "analyze": "workbench.heuristics:run_cli",
+    "analyze": "workbench.analysis.pipeline:run_cli",
     "draft": "workbench.drafting.batch:run_draft_cli",
     "digest": "workbench.drafting.batch:run_digest_cli",
     "report": "workbench.report:run_cli",

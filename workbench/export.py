@@ -17,7 +17,7 @@ from .store import Store
 
 def default_lang(repo: str) -> str:
     try:
-        from .conventions import load_conventions
+        from .analysis.conventions import load_conventions
 
         return check_lang(getattr(load_conventions(repo), "lang", None) or "zh")
     except WorkbenchError:

@@ -42,7 +42,7 @@ def parse_since(value: str | None, *, now: datetime | None = None) -> str | None
 
 def _conventions(repo: str, store: Store):
     try:
-        from ..conventions import load_conventions
+        from ..analysis.conventions import load_conventions
 
         return load_conventions(repo, cache=store.path.parent)
     except WorkbenchError:
@@ -52,7 +52,7 @@ def _conventions(repo: str, store: Store):
 
 
 def _analyze(record, conv, known):
-    from ..heuristics import analyze
+    from ..analysis.pipeline import analyze
 
     return analyze(record, conventions=conv, known_prs=known)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..analysis import Analysis
+from ..analysis.model import Analysis
 from ..brief import check_lang
 from ..config import WorkbenchError
 from ..records import PRRecord
@@ -259,7 +259,7 @@ def split_hunks(patch: str | None) -> list[tuple[str, bool]]:
 
 def _role(filename: str) -> str:
     try:
-        from ..diff import file_role
+        from ..analysis.diff import file_role
 
         return file_role(filename)
     except Exception:  # the diff model is optional here: a plain guess is enough to order files

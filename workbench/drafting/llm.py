@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis import Analysis
+from ..analysis.model import Analysis
 from ..brief import Brief, check_lang
 from ..config import LLMSettings, llm_settings, redact
 from ..records import PRRecord

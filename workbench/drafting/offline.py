@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..analysis import Analysis
+from ..analysis.model import Analysis
+from ..analysis.titles import parse_title
 from ..brief import Brief, check_lang
 from ..records import PRRecord
-from ..titles import parse_title
 
 KIND_WORDS = {
     "zh": {

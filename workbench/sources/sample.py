@@ -19,10 +19,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.titles import KINDS
 from ..config import WorkbenchError, sample_dir
 from ..records import PRRecord
 from ..store import Store, iso_utc
-from ..titles import KINDS
 
 SAMPLE_REPO = "example-org/minirl"
 VERL_REPO = "verl-project/verl"

@@ -7,8 +7,8 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from ..analysis.titles import parse_title
 from ..records import PRRecord
-from ..titles import parse_title
 from .base import StoreBase, bump_generation
 from .values import dumps, iso_utc, login, utcnow
 

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analysis.titles import KINDS
 from ..config import WorkbenchError
-from ..titles import KINDS
 
 SIZE_LABELS = ("XS", "S", "M", "L", "XL", "XXL")
 # Upper bounds (exclusive) of changed lines: XS <10, S <30, M <100, L <500, XL <1000, XXL >= 1000.
@@ -300,7 +300,7 @@ def file_roles(filenames: pd.Series) -> pd.Series:
     """Each path's role (code, test, docs, ci, generated, ...) by the diff model's rule, one call per
     distinct path; a plain directory rule when the diff model is unavailable."""
     try:
-        from ..diff import file_role
+        from ..analysis.diff import file_role
     except ImportError:  # the trends must not depend on the analysis package being importable
 
         def file_role(name: str) -> str:

@@ -17,7 +17,7 @@ def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[p
     """Run the heuristics over these PRs: (frame of number, verdict, audience, minutes; problems).
     Without the heuristics module the frame is empty and the problem says so."""
     try:
-        heuristics = importlib.import_module("workbench.heuristics")
+        heuristics = importlib.import_module("workbench.analysis.pipeline")
     except ImportError as e:
         return pd.DataFrame(columns=["number", "verdict"]), [f"heuristics unavailable ({e})"]
     conventions = None
@@ -29,7 +29,7 @@ def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[p
             return pd.DataFrame(columns=["number", "verdict"]), [f"conventions for {repo}: {e}"]
     known = store.known_prs(repo)
     # The memo (one file beside the cache) makes a re-run cost about what decoding the records does.
-    from ..analysis_memo import AnalysisMemo
+    from ..analysis.memo import AnalysisMemo
 
     memo = AnalysisMemo.for_repo(repo, conventions, store.path.parent)
     rows, problems = [], []
@@ -65,7 +65,7 @@ def load_trend_data(
     briefs = store.briefs(repo)
     area_of, aliases = None, None
     try:  # the repository's conventions name areas by path, alias tags and list extra bots
-        from ..conventions import default_conventions
+        from ..analysis.conventions import default_conventions
 
         conv = default_conventions(repo)
         area_of, aliases, bots = conv.area_of, conv.tag_aliases, frozenset(bots) | set(conv.bots)

@@ -36,7 +36,7 @@ class Analyses:
         self.save()
         self.known = self.store.known_prs(repo) if repo else {}
         self.conventions = self.memo = None
-        conv, _ = optional("workbench.conventions")
+        conv, _ = optional("workbench.analysis.conventions")
         if conv is None or not repo:
             return None
         error = None
@@ -44,7 +44,7 @@ class Analyses:
             self.conventions = conv.load_conventions(repo, cache=self.store.path.parent)
         except Exception as err:  # noqa: BLE001 - a bad conventions file degrades to defaults, loudly
             error = f"conventions for {repo} not loaded: {err}"
-        memo, _ = optional("workbench.analysis_memo")
+        memo, _ = optional("workbench.analysis.memo")
         if memo is not None and self._heuristics is not None:
             self.memo = memo.AnalysisMemo.for_repo(repo, self.conventions, self.store.path.parent)
         return error

@@ -67,7 +67,7 @@ class ReviewApp:
         self.analysis_note: str | None = None  # why the PR on show has no analysis or no parsed diff
         self.status = StatusLine()
         self.w_status, self.log = self.status.widget, self.status.log
-        self.analyses = Analyses(store, *_optional("workbench.heuristics"), log=self.log.append_stderr)
+        self.analyses = Analyses(store, *_optional("workbench.analysis.pipeline"), log=self.log.append_stderr)
         self._analyses = self.analyses.cache  # (repo, number) -> Analysis | None; benchmarks clear it
         self.bar = QueueBar(self._on_key)
         self.diff = DiffPane(self.status, page_size=page_size, auto_open=auto_open)
@@ -287,7 +287,7 @@ class ReviewApp:
             self.bar.show_position(self.queue, number)
             self.w_header.value = panels.header_html(record) + panels.verdict_line(self.analysis)
             self.w_heur.value = panels.heuristics_html(self.analysis, unavailable=note)
-            diff_mod, why = _optional("workbench.diff")
+            diff_mod, why = _optional("workbench.analysis.diff")
             note = self.analysis_note = note or (None if diff_mod else f"diff model unavailable: {why}")
             key_files = [k.filename for k in self.analysis.key_files] if self.analysis else []
             parse = diff_mod.parse_file if diff_mod else raw_file

@@ -139,7 +139,7 @@ def count_lines(fd: Any) -> int:
 
 
 def render_file(fd: Any, *, limit: int | None = LIMIT) -> RenderedFile:
-    """The HTML for one `workbench.diff.FileDiff`. `limit=None` renders every line, up to MAX_ALL."""
+    """The HTML for one `workbench.analysis.diff.FileDiff`. `limit=None` renders every line, up to MAX_ALL."""
     notes = "".join(f'<div class="wb-note">{html.escape(n)}</div>' for n in status_notes(fd))
     hunks = list(getattr(fd, "hunks", []) or [])
     total = count_lines(fd)

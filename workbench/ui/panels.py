@@ -11,7 +11,7 @@ import html
 import re
 from typing import Any
 
-from ..titles import parse_title
+from ..analysis.titles import parse_title
 
 _SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
 VERDICT_COLORS = {"deep": "#b42318", "skim": "#b35c00", "skip": "#667085"}

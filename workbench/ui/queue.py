@@ -112,7 +112,7 @@ def filter_numbers(
     if filters.needs_verdicts:
         if verdicts is None:
             raise WorkbenchError(
-                "filtering on the verdict needs the heuristics (workbench.heuristics), which are unavailable"
+                "filtering on the verdict needs the heuristics (workbench.analysis.pipeline), which are unavailable"
             )
         numbers = [n for n in numbers if verdicts.get(n) == filters.verdict]
     return sorted(numbers, reverse=not filters.oldest_first)

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
-from .analysis import Evidence, Signal
 from .conventions import Conventions
+from .model import Evidence, Signal
 
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+\.)\s*\[[ xX]\]")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)

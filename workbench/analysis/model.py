@@ -1,6 +1,6 @@
 """What analysis hands to drafting, the UI and charts: plain dataclasses with `to_dict()`.
 
-`workbench.heuristics.analyze(record, ...)` produces an `Analysis`; nothing here does I/O.
+`workbench.analysis.pipeline.analyze(record, ...)` produces an `Analysis`; nothing here does I/O.
 """
 
 from __future__ import annotations

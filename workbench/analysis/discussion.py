@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .analysis import CrossRef, Evidence, Signal
 from .conventions import Conventions
-from .describe import _clip, _sentences
+from .description import _clip, _sentences
+from .model import CrossRef, Evidence, Signal
 
 _REF_FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*$", re.I)
 _REF_FOLLOW = re.compile(

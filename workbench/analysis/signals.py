@@ -14,9 +14,9 @@ from functools import lru_cache
 
 import ahocorasick_rs
 
-from .analysis import Evidence, Signal
 from .conventions import Conventions
 from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .model import Evidence, Signal
 from .patchscan import added_python_methods, hunk_section_texts
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from .analysis import KeyFile, Signal
+from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
-from .records import PRRecord
+from .model import KeyFile, Signal
 from .signals import CodeFacts
 
 READ_COST = {

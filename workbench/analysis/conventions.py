@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import WorkbenchError, cache_dir
+from ..config import WorkbenchError, cache_dir
 from .titles import TitleParts, parse_title
 
-PACKAGE_CONVENTIONS = Path(__file__).resolve().parent / "conventions"
+PACKAGE_CONVENTIONS = Path(__file__).resolve().parent.parent / "conventions"
 
 
 def glob_to_regex(glob: str) -> re.Pattern[str]:

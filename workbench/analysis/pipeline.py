@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
-from .analysis import Analysis, Evidence, Signal
+from ..records import PRRecord
 from .conclusions import (
     READ_COST,
     VERDICT_RULES,
@@ -29,10 +29,10 @@ from .conclusions import (
     rank_files,
 )
 from .conventions import Conventions, default_conventions, load_conventions
-from .describe import description_signals, read_description
+from .description import description_signals, read_description
 from .diff import Concat, parse_files
 from .discussion import cross_refs, read_discussion
-from .records import PRRecord
+from .model import Analysis, Evidence, Signal
 from .signals import (
     RISK_ROLES,
     CodeFacts,
@@ -211,7 +211,7 @@ def analyze(
         if ref:
             ref.relation = "revert"
         else:
-            from .analysis import CrossRef
+            from .model import CrossRef
 
             t, s = (known_prs or {}).get(n, (None, None))
             refs.append(CrossRef(n, "revert", t, s, None))
@@ -338,9 +338,9 @@ def run_cli(args: Any) -> int:
     """`workbench analyze OWNER/REPO [--since] [--number ...] [--format table|csv|json]`."""
     import json
 
-    from .analysis_memo import AnalysisMemo
-    from .config import WorkbenchError
-    from .store import Store
+    from ..config import WorkbenchError
+    from ..store import Store
+    from .memo import AnalysisMemo
 
     repo = args.repo
     if "/" not in repo:

@@ -1,6 +1,6 @@
 """A memo of analyses, so re-analysing an unchanged PR costs about as much as decoding it.
 
-Analysis itself stays pure (`heuristics.analyze`); only orchestration (the `workbench analyze` CLI, the
+Analysis itself stays pure (`pipeline.analyze`); only orchestration (the `workbench analyze` CLI, the
 review app's queue and the trends) keeps this memo, one file per repository beside the SQLite cache:
 `<cache>/analysis-memo/<owner>-<repo>.pickle`, holding {PR number: (fingerprint, pickled Analysis)}.
 
@@ -27,27 +27,20 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from .analysis import Analysis
+from ..records import PRRecord
 from .conventions import Conventions, default_conventions
-from .records import PRRecord
+from .model import Analysis
 
 # Bump by hand for a change in meaning the source digest would not see (e.g. a data file the heuristics read).
 HEURISTICS_VERSION = "1"
-_ANALYSIS_MODULES = (
-    "records.py",  # its accessors (title, body, author) are part of what analysis reads
-    "analysis.py",
-    "conventions.py",
-    "titles.py",
-    "diff.py",
-    "patchscan.py",
-    "signals.py",
-    "describe.py",
-    "discussion.py",
-    "conclusions.py",
-    "heuristics.py",
-)
 _MAGIC = "workbench-analysis-memo/1"
 _version: str | None = None
+
+
+def analysis_sources() -> list[Path]:
+    """Every module of this package, and records.py (its accessors are part of what analysis reads)."""
+    here = Path(__file__).resolve().parent
+    return [here.parent / "records.py", *sorted(here.glob("*.py"))]
 
 
 def heuristics_version() -> str:
@@ -62,12 +55,11 @@ def heuristics_version() -> str:
             h.update(f"pygments {pygments.__version__}|".encode())  # lexer names decide languages/roles
         except ImportError:
             h.update(b"no pygments|")
-        here = Path(__file__).resolve().parent
-        for name in _ANALYSIS_MODULES:
+        for path in analysis_sources():
             try:
-                h.update((here / name).read_bytes())
+                h.update(path.read_bytes())
             except OSError:  # a zipped or stripped install: fall back on the constant alone
-                h.update(name.encode())
+                h.update(path.name.encode())
         _version = h.hexdigest()
     return _version
 
@@ -186,7 +178,9 @@ def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
 
 # What a memo file may name when unpickled: the analysis dataclasses and nothing else, so a file planted
 # in the cache directory cannot run code (pickle would otherwise import and call any global it names).
-_ALLOWED = {("workbench.analysis", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef")}
+_ALLOWED = {
+    ("workbench.analysis.model", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef")
+}
 
 
 class _Unpickler(pickle.Unpickler):
@@ -201,7 +195,7 @@ def _loads(blob: bytes) -> Any:
 
 
 def memo_path(repo: str, cache: Any = None) -> Path:
-    from .config import db_path
+    from ..config import db_path
 
     slug = repo.replace("/", "-")
     return db_path(cache).parent / "analysis-memo" / f"{slug}.pickle"
@@ -257,7 +251,7 @@ class AnalysisMemo:
         self._dirty = True
 
     def analyze(self, record: PRRecord, *, known_prs: dict | None = None) -> Analysis:
-        from .heuristics import analyze
+        from .pipeline import analyze
 
         fp = analysis_fingerprint(record, self.conventions)
         a = self.get(record, fp)

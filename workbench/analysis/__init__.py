@@ -1,0 +1,18 @@
+"""Analysis: a PR record in, an Analysis out, pure (no network, no database).
+
+The stages, in the order `pipeline.analyze` runs them:
+  diff.py         patches -> files, hunks, roles, languages (unidiff)
+  patchscan.py    the line-level scans of patches the signals share
+  signals.py      the diff's signals: risk themes, symbols, defaults, dependencies
+  description.py  what the author wrote: root cause, numbers, test plan, follow-ups
+  discussion.py   reviews, threads, cross-references
+  conclusions.py  VERDICT_RULES (the one ordered table of verdict rules), effort, key files, open items
+  titles.py, conventions.py   per-repository reading conventions (areas, tags, weights, thresholds)
+  model.py        the dataclasses the stages return
+  memo.py         results of unchanged PRs kept beside the cache (used by orchestration, never by analyze)
+"""
+
+from .model import Analysis, CrossRef, Evidence, KeyFile, Signal
+from .pipeline import analyze
+
+__all__ = ["Analysis", "CrossRef", "Evidence", "KeyFile", "Signal", "analyze"]
