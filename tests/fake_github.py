@@ -63,6 +63,8 @@ class FakePR:
     threads: list[dict] = field(default_factory=list)  # {"resolved": bool, "comments": [REST review comment]}
     commits: list[dict] = field(default_factory=list)
     diff_status: int = 200  # 406: GitHub refuses the .diff (too large)
+    merge_sha: str = ""  # the merge (or squash) commit once merged; make_pr derives one, a clone may set it
+    files_status: int = 200  # 5xx: /files of this PR always fails (GitHub documents such answers)
 
     @property
     def review_comments(self) -> list[dict]:
@@ -584,7 +586,7 @@ def _pr_json(gh: FakeGitHub, repo: FakeRepo, pr: FakePR, detail: bool = False) -
         "updated_at": pr.updated_at,
         "closed_at": pr.closed_at,
         "merged_at": pr.merged_at,
-        "merge_commit_sha": _sha(f"merge-{pr.number}") if pr.merged_at else None,
+        "merge_commit_sha": (pr.merge_sha or _sha(f"merge-{pr.number}")) if pr.merged_at else None,
         "draft": pr.draft,
         "head": {"label": f"fork:{pr.number}", "ref": f"feature-{pr.number}", "sha": pr.head_sha},
         "base": {
@@ -827,13 +829,25 @@ class _RepoNode:
 
 
 def _author(user: dict | None) -> dict | None:
-    return {"login": user["login"]} if user else None
+    """A REST user as GitHub's GraphQL shows it: a Bot's login without the "[bot]" REST adds."""
+    if not user:
+        return None
+    is_bot = user.get("type") == "Bot" or user["login"].endswith("[bot]")
+    login = user["login"].removesuffix("[bot]") if is_bot else user["login"]
+    return {"login": login, "__typename": "Bot" if is_bot else "User"}
+
+
+def _ids(rest_id: int | None) -> dict:
+    """fullDatabaseId is a BigInt, sent as a string; the deprecated databaseId is an Int, null past 2^31."""
+    if rest_id is None:
+        return {"fullDatabaseId": None, "databaseId": None}
+    return {"fullDatabaseId": str(rest_id), "databaseId": rest_id if rest_id < 2**31 else None}
 
 
 def _gql_pr(pr: FakePR) -> dict:
     def comment(c: dict) -> dict:
         return {
-            "databaseId": c["id"],
+            **_ids(c["id"]),
             "author": _author(c.get("user")),
             "body": c["body"],
             "createdAt": c["created_at"],
@@ -844,7 +858,7 @@ def _gql_pr(pr: FakePR) -> dict:
 
     def review(r: dict) -> dict:
         return {
-            "databaseId": r["id"],
+            **_ids(r["id"]),
             "author": _author(r.get("user")),
             "state": r["state"],
             "body": r["body"],
@@ -856,7 +870,7 @@ def _gql_pr(pr: FakePR) -> dict:
 
     def thread_comment(c: dict) -> dict:
         return {
-            "databaseId": c["id"],
+            **_ids(c["id"]),
             "author": _author(c.get("user")),
             "body": c["body"],
             "path": c["path"],
@@ -867,10 +881,10 @@ def _gql_pr(pr: FakePR) -> dict:
             "updatedAt": c["updated_at"],
             "url": c.get("html_url"),
             "authorAssociation": "MEMBER",
-            "replyTo": {"databaseId": c["in_reply_to_id"]} if c.get("in_reply_to_id") else None,
+            "replyTo": _ids(c["in_reply_to_id"]) if c.get("in_reply_to_id") else None,
             "commit": {"oid": c.get("commit_id")},
             "originalCommit": {"oid": c.get("original_commit_id")},
-            "pullRequestReview": {"databaseId": c.get("pull_request_review_id")},
+            "pullRequestReview": _ids(c.get("pull_request_review_id")),
         }
 
     def commit(c: dict) -> dict:
@@ -898,13 +912,14 @@ def _gql_pr(pr: FakePR) -> dict:
 
     return {
         "number": pr.number,
-        "databaseId": pr.number,
+        **_ids(pr.number),
         "title": pr.title,
         "additions": sum(f["additions"] for f in pr.files),
         "deletions": sum(f["deletions"] for f in pr.files),
         "changedFiles": len(pr.files),
         "merged": pr.merged_at is not None,
-        "mergedBy": {"login": "maintainer"} if pr.merged_at else None,
+        "mergedBy": {"login": "maintainer", "__typename": "User"} if pr.merged_at else None,
+        "mergeCommit": {"oid": pr.merge_sha or _sha(f"merge-{pr.number}")} if pr.merged_at else None,
         "comments": Conn(comment(c) for c in pr.issue_comments),
         "reviews": Conn(review(r) for r in pr.reviews),
         "reviewThreads": Conn(

@@ -53,7 +53,7 @@ def test_failing_child_rolls_back_the_whole_pr(store):
     pk = store.upsert_repo(REPO)
     bad = record(1)
     bad.reviews = [{"user": {"login": "x"}, "state": "APPROVED"}]  # no id: the insert fails after the PR row
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="no id"):
         store.write_pr(pk, bad)
     assert store.conn.execute("SELECT count(*) FROM prs").fetchone()[0] == 0
     assert store.conn.execute("SELECT count(*) FROM pr_files").fetchone()[0] == 0

@@ -6,6 +6,13 @@ requests per PR. Page sizes are chosen for GitHub's cost formula (each connectio
 "requests" as its parents' `first` allows; sum / 100): nested thread comments dominate, so threads are
 fetched 20 at a time and the rare overflow is paged for that PR alone. The store and analysis see REST
 keys only (records.py), so every node is reshaped here.
+
+Ids: `databaseId` is deprecated on every type we store (an Int: it cannot hold ids past 2^31, which
+GitHub passed in 2024, and a null id would make SQLite invent a rowid, duplicating the row on every
+re-sync), so we read `fullDatabaseId`, a BigInt that arrives as a JSON string. Authors: `Bot.login`
+has no "[bot]" suffix, while REST spells the same app "name[bot]" with type Bot; asking `__typename`
+lets both paths store one spelling. tests/test_sync_schema.py validates these queries against the
+part of GitHub's published schema they use, deprecations included.
 """
 
 from __future__ import annotations
@@ -15,12 +22,12 @@ from typing import Any
 BATCH_SIZE = 25
 COMMITS_CAP = 250  # REST lists at most 250 commits per PR; we record truncation past that, like REST
 
-_USER = "author { login }"
-_COMMENT = f"databaseId {_USER} body createdAt updatedAt url authorAssociation"
-_REVIEW = f"databaseId {_USER} state body submittedAt url authorAssociation commit {{ oid }}"
+_USER = "author { login __typename }"
+_COMMENT = f"fullDatabaseId {_USER} body createdAt updatedAt url authorAssociation"
+_REVIEW = f"fullDatabaseId {_USER} state body submittedAt url authorAssociation commit {{ oid }}"
 _THREAD_COMMENT = (
-    f"databaseId {_USER} body path line originalLine diffHunk createdAt updatedAt url authorAssociation "
-    "replyTo { databaseId } commit { oid } originalCommit { oid } pullRequestReview { databaseId }"
+    f"fullDatabaseId {_USER} body path line originalLine diffHunk createdAt updatedAt url authorAssociation "
+    "replyTo { fullDatabaseId } commit { oid } originalCommit { oid } pullRequestReview { fullDatabaseId }"
 )
 _THREAD = f"isResolved isOutdated comments(first: 20) {{ totalCount nodes {{ {_THREAD_COMMENT} }} }}"
 _COMMIT = (
@@ -43,7 +50,10 @@ def _pr_selection() -> str:
         f"{name}(first: {first}) {{ {_PAGE} nodes {{ {sel} }} }}"
         for name, (first, sel) in CONNECTIONS.items()
     )
-    return f"number databaseId additions deletions changedFiles merged mergedBy {{ login }} {conns}"
+    return (
+        f"number fullDatabaseId additions deletions changedFiles merged mergedBy {{ login __typename }} "
+        f"mergeCommit {{ oid }} {conns}"
+    )
 
 
 def batch_query(numbers: list[int]) -> str:
@@ -67,8 +77,31 @@ def page_query(number: int, connection: str, first: int = 100) -> str:
 
 # ---- reshaping GraphQL nodes into REST dicts ----------------------------------------------------------------
 def _user(node: dict | None) -> dict | None:
-    # A deleted account comes back as author: null; REST says user: null. Keep it null.
-    return {"login": node["login"]} if isinstance(node, dict) and node.get("login") else None
+    """An Actor as REST spells it: {"login", "type"}. A deleted account is author: null (REST: user:
+    null); keep it null. A Bot's GraphQL login lacks the "[bot]" REST gives it: add it, so one app is
+    one login whichever API saw it, and bots outside any hard-coded list are still told from people."""
+    if not isinstance(node, dict) or not node.get("login"):
+        return None
+    kind = node.get("__typename") or "User"
+    login = node["login"]
+    if kind == "Bot" and not login.endswith("[bot]"):
+        login += "[bot]"
+    return {"login": login, "type": kind}
+
+
+def _id(node: dict | None) -> int | None:
+    """fullDatabaseId (a BigInt, sent as a string) as an int; None when the node or its id is absent."""
+    value = node.get("fullDatabaseId") if isinstance(node, dict) else None
+    return int(value) if value not in (None, "") else None
+
+
+def _required_id(node: dict, what: str) -> int:
+    # Without an id the row cannot be keyed: storing it would make SQLite invent one (a duplicate on
+    # every re-sync). Refuse the PR instead; the sync records it as failed and retries it next pass.
+    value = _id(node)
+    if value is None:
+        raise ValueError(f"GitHub sent a {what} without fullDatabaseId")
+    return value
 
 
 def _oid(node: dict | None) -> str | None:
@@ -77,7 +110,7 @@ def _oid(node: dict | None) -> str | None:
 
 def issue_comment(n: dict) -> dict:
     return {
-        "id": n["databaseId"],
+        "id": _required_id(n, "comment"),
         "user": _user(n.get("author")),
         "body": n.get("body"),
         "created_at": n.get("createdAt"),
@@ -89,7 +122,7 @@ def issue_comment(n: dict) -> dict:
 
 def review(n: dict) -> dict:
     return {
-        "id": n["databaseId"],
+        "id": _required_id(n, "review"),
         "user": _user(n.get("author")),
         "body": n.get("body"),
         "state": n.get("state"),
@@ -110,8 +143,8 @@ def review_comments_from_threads(threads: list[dict]) -> tuple[list[dict], bool]
             incomplete = True
         for n in nodes:
             d = {
-                "id": n["databaseId"],
-                "pull_request_review_id": (n.get("pullRequestReview") or {}).get("databaseId"),
+                "id": _required_id(n, "review comment"),
+                "pull_request_review_id": _id(n.get("pullRequestReview")),
                 "user": _user(n.get("author")),
                 "body": n.get("body"),
                 "path": n.get("path"),
@@ -126,7 +159,7 @@ def review_comments_from_threads(threads: list[dict]) -> tuple[list[dict], bool]
                 "original_commit_id": _oid(n.get("originalCommit")),
                 "thread_resolved": bool(t.get("isResolved")),
             }
-            reply = (n.get("replyTo") or {}).get("databaseId")
+            reply = _id(n.get("replyTo"))
             if reply:
                 d["in_reply_to_id"] = reply
             out.append(d)
@@ -139,7 +172,7 @@ def resolved_by_root(threads: list[dict]) -> dict[int, bool]:
     for t in threads:
         nodes = (t.get("comments") or {}).get("nodes") or []
         if nodes:
-            out[nodes[0]["databaseId"]] = bool(t.get("isResolved"))
+            out[_required_id(nodes[0], "review comment")] = bool(t.get("isResolved"))
     return out
 
 
@@ -175,4 +208,10 @@ def detail_fields(node: dict) -> dict[str, Any]:
             for t in (node.get("reviewThreads") or {}).get("nodes") or []
         ),
         "commits": (node.get("commits") or {}).get("totalCount"),
-    }
+    } | _merge_commit(node)
+
+
+def _merge_commit(node: dict) -> dict[str, Any]:
+    # Only a merged PR has a merge commit here; REST's merge_commit_sha of an open PR is a test merge.
+    oid = _oid(node.get("mergeCommit"))
+    return {"merge_commit_sha": oid} if oid else {}

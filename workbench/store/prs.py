@@ -151,6 +151,14 @@ def _merge_pr(old: sqlite3.Row | None, record: PRRecord) -> tuple[dict, dict, st
 def _write_children(c: sqlite3.Connection, repo_pk: int, record: PRRecord, files_key: str) -> None:
     # Upserted on natural keys and never deleted, so writing the same PR twice changes nothing.
     n = record.number
+    for kind, rows in (
+        ("issue comment", record.issue_comments),
+        ("review", record.reviews),
+        ("review comment", record.review_comments),
+    ):
+        if any(x.get("id") is None for x in rows):
+            # SQLite would invent a rowid for it: a duplicate on every re-sync. Refuse the whole PR.
+            raise ValueError(f"#{n}: a {kind} has no id; the PR is not written")
     if record.files:
         c.executemany(
             "INSERT INTO pr_files(repo_pk, number, files_key, position, filename, status, additions, deletions, changes, "
