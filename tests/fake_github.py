@@ -106,7 +106,8 @@ class FakeGitHub:
         self.graphql_used = 0
         self.reset_at = int(time.time()) + 3600
         self.log: list[tuple[str, str, int]] = []  # (method, path+query, status)
-        self.graphql_enabled = True  # False: a server without GraphQL (404), like some Enterprise setups
+        self.graphql_enabled = True  # False: a server without GraphQL, like some Enterprise setups
+        self.graphql_missing_status = 404  # what such a server answers on /graphql (404, or 501)
         self.latency = 0.0  # seconds added to every answer (the crash test needs a slow server)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self.server.daemon_threads = True
@@ -275,7 +276,10 @@ class _Request:
         path = self.path
         if self.method == "POST" and path in ("/api/graphql", "/graphql"):
             if not gh.graphql_enabled:
-                return self._send(404, {"message": "Not Found"}, kind="other")
+                status = gh.graphql_missing_status
+                return self._send(
+                    status, {"message": "Not Found" if status == 404 else "Not Implemented"}, kind="other"
+                )
             if not auth:  # GitHub's GraphQL API has no anonymous access
                 return self._send(
                     401, {"message": "This endpoint requires you to be authenticated."}, kind="auth"

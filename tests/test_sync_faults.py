@@ -83,6 +83,29 @@ def test_429_without_retry_after_pauses_a_minute(gh, store, sleeps):
     assert res.prs_written == 30 and sleeps and sleeps[0] >= 60
 
 
+def test_a_persisting_secondary_limit_backs_off_exponentially_with_jitter(gh, store, sleeps, monkeypatch):
+    from workbench.sources import github_http
+
+    draws = iter([0.0, 0.5, 0.99, 0.2])
+    monkeypatch.setattr(github_http, "_jitter", lambda: next(draws))
+    gh.inject("secondary", kind="files", times=4, after=3, retry_after=None)
+    res = run(store, gh)
+    assert res.prs_written == 30 and not res.errors
+    # a minute, then doubling while it lasts, each with up to +25 % jitter (not a flat 60 s each time)
+    assert sleeps == [60.0, 120.0 * 1.125, 240.0 * (1 + 0.25 * 0.99), 480.0 * 1.05]
+    all_whole(store, gh)
+
+
+def test_secondary_wait_is_capped_and_always_at_least_a_minute(monkeypatch):
+    from workbench.sources import github_http
+    from workbench.sources.github_http import Transport
+
+    monkeypatch.setattr(github_http, "_jitter", lambda: 0.0)
+    assert Transport.secondary_wait(1) == 60.0 and Transport.secondary_wait(20) == 900.0
+    monkeypatch.setattr(github_http, "_jitter", lambda: 0.999)
+    assert 60.0 < Transport.secondary_wait(1) < 75.0 and Transport.secondary_wait(20) < 1125.0
+
+
 def test_primary_limit_waits_for_the_reset(gh, store, sleeps):
     gh.inject("primary", kind="files", times=1, after=4, reset_in=1800)
     res = run(store, gh, wait=True)

@@ -301,12 +301,18 @@ def test_anonymous_sync_goes_over_rest_and_skips_empty_child_lists(gh, store, mo
     assert all(c.get("thread_resolved") is None for c in store.pr(REPO, prs[0].number).review_comments)
 
 
-def test_server_without_graphql_falls_back_to_rest(gh, store):
+@pytest.mark.parametrize("status", [404, 501])
+def test_server_without_graphql_falls_back_to_rest(gh, store, sleeps, status):
     repo = gh.add_repo(REPO)
     generate_prs(repo, 12)
     gh.graphql_enabled = False
+    gh.graphql_missing_status = status
     res = run(store, gh)
-    assert res.prs_written == 12 and not res.errors and any("GraphQL unavailable" in n for n in res.notes)
+    assert res.prs_written == 12 and not res.errors
+    notes = [n for n in res.notes if "GraphQL unavailable" in n]
+    assert len(notes) == 1 and f"HTTP {status}" in notes[0] and "rest of this pass" in notes[0]
+    # asked once, not retried (501 is "not here", not "busy"), and never again in this pass
+    assert sum(1 for m, path, _ in gh.log if m == "POST") == 1 and sleeps == []
     for n in repo.prs:
         assert_whole(store, REPO, repo, n)
 
@@ -328,6 +334,17 @@ def test_heavy_graphql_batch_is_halved_after_repeated_502s(gh, store, sleeps):
     assert res.prs_written == 20 and not res.errors
     for n in repo.prs:
         assert_whole(store, REPO, repo, n)
+
+
+def test_a_batch_is_halved_after_its_second_timeout_not_its_seventh(gh, store, sleeps):
+    repo = gh.add_repo(REPO)
+    generate_prs(repo, 20)
+    gh.inject("502", kind="graphql", times=2)
+    res = run(store, gh)
+    assert res.prs_written == 20 and not res.errors
+    posts = [status for m, _, status in gh.log if m == "POST"]
+    assert posts == [502, 502, 200, 200]  # two tries at 20 PRs, then two halves of 10
+    assert sleeps == [1.0]  # one backoff between the two tries
 
 
 def test_state_filter_lists_only_that_state_and_keeps_the_watermark(gh, store):

@@ -43,6 +43,7 @@ from .github_http import (
 PER_PAGE = 100
 WATERMARK_MARGIN = timedelta(minutes=5)
 FILES_CAP = 3000  # GitHub's /files stops at 3,000 files
+BATCH_RETRIES = 1  # a GraphQL batch of several PRs is halved after its second failed attempt
 _PRIVATE = ("_etag_url", "_etag", "_detail")  # bookkeeping riding on an item, never stored
 
 
@@ -394,13 +395,20 @@ class _Pass:
             return
         try:
             data, errors = self.t.graphql(
-                gq.batch_query([int(i["number"]) for i in items]), {"owner": self.owner, "name": self.name}
+                gq.batch_query([int(i["number"]) for i in items]),
+                {"owner": self.owner, "name": self.name},
+                # A batch that times out twice is too heavy for GitHub to resolve in time: splitting
+                # it is the cure, more retries at full size are not (a lone PR gets every retry).
+                max_retries=BATCH_RETRIES if len(items) > 1 else None,
             )
         except (NotFound, HTTPStatusError) as e:
-            # A server without GraphQL (some GitHub Enterprise setups) or a token GraphQL refuses:
-            # REST still works, at a few requests per PR.
+            # A server without GraphQL (404/501: some GitHub Enterprise proxies and compatible
+            # servers) or a token GraphQL refuses: REST still works, at a few requests per PR.
             self.rest_only = True
-            self.result.notes.append(f"GraphQL unavailable ({e}); discussion fetched over REST")
+            what = f"HTTP {e.status}" if isinstance(e, HTTPStatusError) else "HTTP 404"
+            self.result.notes.append(
+                f"GraphQL unavailable ({what}); discussion fetched over REST for the rest of this pass"
+            )
             return self._write_batch(items)
         except TransientError:
             if len(items) == 1:

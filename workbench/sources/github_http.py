@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,9 +26,15 @@ from ..config import WorkbenchError, redact
 # Tests replace these to keep backoff instant; production sleeps for real.
 _sleep: Callable[[float], None] = time.sleep
 _now: Callable[[], float] = time.time
+_jitter: Callable[[], float] = random.random  # in [0, 1): spreads the retries of many clients apart
 
-# GitHub asks for at least a minute's pause after a secondary limit that names no Retry-After.
+# GitHub's guidance for a secondary limit that names no Retry-After: wait at least a minute, and wait
+# exponentially longer while it keeps happening. The cap keeps one wait under a quarter of an hour.
 SECONDARY_DEFAULT_WAIT = 60.0
+SECONDARY_MAX_WAIT = 900.0
+SECONDARY_JITTER = 0.25  # up to +25 % on top of each such wait
+# A status that says the endpoint does not exist here, not that it is busy: never retried.
+NOT_IMPLEMENTED = 501
 NETWORK_ERRORS = (
     requests.exceptions.RequestException,
     http.client.HTTPException,
@@ -114,6 +121,8 @@ class Transport:
         self.wait_bar = wait_bar
         self.counters = Counters()
         self._contacted = False  # before the first answer, a refused connection means a wrong URL
+        self._secondary_streak = 0  # secondary limits met in a row without a good answer between
+        self.server_date: str | None = None  # the Date header of the first answer (GitHub's clock)
 
     # ---- public -----------------------------------------------------------------------------------------
     def get(
@@ -132,11 +141,17 @@ class Transport:
             headers["Accept"] = accept
         return self.request("GET", url, params=params, headers=headers, as_json=as_json)
 
-    def graphql(self, query: str, variables: dict | None = None) -> tuple[dict, list[dict]]:
+    def graphql(
+        self, query: str, variables: dict | None = None, *, max_retries: int | None = None
+    ) -> tuple[dict, list[dict]]:
         """POST to requester.graphql_url ourselves: PyGithub's graphql_query raises on any `errors`
-        and drops the partial data, while one missing PR must not cost us the other 24."""
+        and drops the partial data, while one missing PR must not cost us the other 24.
+        `max_retries` lowers the retries for a query the caller can split instead (a batch)."""
         resp = self.request(
-            "POST", self.requester.graphql_url, body={"query": query, "variables": variables or {}}
+            "POST",
+            self.requester.graphql_url,
+            body={"query": query, "variables": variables or {}},
+            max_retries=max_retries,
         )
         payload = resp.data if isinstance(resp.data, dict) else {}
         data = payload.get("data") or {}
@@ -155,7 +170,9 @@ class Transport:
         headers: dict | None = None,
         body: Any = None,
         as_json: bool = True,
+        max_retries: int | None = None,
     ) -> Response:
+        retries = self.max_retries if max_retries is None else max_retries
         attempt = 0
         while True:
             attempt += 1
@@ -169,10 +186,12 @@ class Transport:
                         f"cannot reach the GitHub API at {self.requester.base_url} ({type(e).__name__}); "
                         f"check the network or --api-url / GITHUB_API_URL"
                     ) from None
-                self._backoff(attempt, f"{type(e).__name__} on {verb} {_path(url)}")
+                self._backoff(attempt, f"{type(e).__name__} on {verb} {_path(url)}", retries)
                 continue
             self._contacted = True
             hdrs = {k.lower(): v for k, v in hdrs.items()}
+            if self.server_date is None and hdrs.get("date"):
+                self.server_date = hdrs["date"]
             is_graphql = verb == "POST"
             if status == 304:
                 self.counters.not_modified += 1
@@ -181,12 +200,13 @@ class Transport:
                 self.counters.rest_requests += 1
             if status in (403, 429) and self._rate_limited(status, hdrs, text, attempt):
                 continue
-            if status >= 500:
-                if hdrs.get("retry-after", "").isdigit() and attempt <= self.max_retries:
+            if status >= 500 and status != NOT_IMPLEMENTED:
+                if hdrs.get("retry-after", "").isdigit() and attempt <= retries:
                     self._pause(float(hdrs["retry-after"]), f"GitHub answered {status}")
                     continue
-                self._backoff(attempt, f"HTTP {status} on {verb} {_path(url)}")
+                self._backoff(attempt, f"HTTP {status} on {verb} {_path(url)}", retries)
                 continue
+            self._secondary_streak = 0
             if status == 401:
                 # An HTTPStatusError, so a caller can still fall back to REST when only GraphQL refuses.
                 raise HTTPStatusError(
@@ -206,14 +226,14 @@ class Transport:
                 data = json.loads(text) if text else None
             except ValueError:
                 # A 200 with a cut-off body: the connection broke late or a proxy truncated it.
-                self._backoff(attempt, f"invalid JSON in a {status} answer to {verb} {_path(url)}")
+                self._backoff(attempt, f"invalid JSON in a {status} answer to {verb} {_path(url)}", retries)
                 continue
             if is_graphql and isinstance(data, dict) and self._graphql_rate_limited(data, hdrs, attempt):
                 continue
             return Response(status, hdrs, text, data)
 
-    def _backoff(self, attempt: int, why: str) -> None:
-        if attempt > self.max_retries:
+    def _backoff(self, attempt: int, why: str, retries: int) -> None:
+        if attempt > retries:
             raise TransientError(f"gave up after {attempt} attempts: {why}")
         self.counters.retries += 1
         delay = min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1))
@@ -232,9 +252,17 @@ class Transport:
             self._primary(reset_at)
             return True
         if "secondary rate limit" in message or status == 429:
-            self._pause(max(SECONDARY_DEFAULT_WAIT, self.backoff_base * 2**attempt), "secondary rate limit")
+            self._secondary_streak += 1
+            self._pause(self.secondary_wait(self._secondary_streak), "secondary rate limit")
             return attempt <= self.max_retries or self._give_up(status, text)
         return False  # a plain 403: permissions, not a limit
+
+    @staticmethod
+    def secondary_wait(streak: int) -> float:
+        """The pause before retry number `streak` of a secondary limit without Retry-After: a minute,
+        doubling while the limit persists (capped), plus jitter so many clients do not return at once."""
+        base = min(SECONDARY_MAX_WAIT, SECONDARY_DEFAULT_WAIT * 2 ** (streak - 1))
+        return base * (1 + SECONDARY_JITTER * _jitter())
 
     def _graphql_rate_limited(self, data: dict, hdrs: dict, attempt: int) -> bool:
         if not any((e or {}).get("type") == "RATE_LIMITED" for e in data.get("errors") or []):
