@@ -413,12 +413,14 @@ def _columns(conn, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_old_cache_migrates_to_current(tmp_path, version):
     db = _old_cache(tmp_path, version)
     with Store(db) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 5
-        assert _columns(s.conn, "sync_runs")[-2:] == ["pid", "host"]  # v5
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == store_mod.SCHEMA_VERSION == 6
+        assert {"pid", "host"} <= set(_columns(s.conn, "sync_runs"))  # v5
+        assert {"repo_name", "scope", "updated_at", "failed_prs"} <= set(_columns(s.conn, "sync_runs"))  # v6
+        assert "sync_failures" in _tables(s.conn)
         # v4: the snapshot table is back with a generation, whatever v2 left there is gone (v3 dropped it)
         assert _columns(s.conn, "pr_frames") == ["repo_pk", "generation", "payload"]
         assert s.conn.execute("SELECT count(*) FROM pr_frames").fetchone()[0] == 0
@@ -429,8 +431,8 @@ def test_old_cache_migrates_to_current(tmp_path, version):
     (backup,) = db.parent.glob(f"workbench.v{version}.*.bak")
     b = sqlite3.connect(backup)
     assert b.execute("PRAGMA user_version").fetchone()[0] == version
-    assert ("pr_frames" in _tables(b)) == (version in (2, 4))  # the backup is the file as it was
-    assert ("generation" in _columns(b, "repos")) == (version == 4)
+    assert ("pr_frames" in _tables(b)) == (version in (2, 4, 5))  # the backup is the file as it was
+    assert ("generation" in _columns(b, "repos")) == (version >= 4)
     b.close()
 
 

@@ -188,12 +188,13 @@ def test_graphql_partial_error_keeps_the_rest(gh, store):
     generate_prs(repo, 30)
     gh.inject("graphql_error", kind="graphql", alias="p17")
     res = run(store, gh)
-    assert res.prs_written == 29 and any(e.startswith("#17") for e in res.errors)
-    assert store.repo_state(REPO)["watermark"] is None  # a PR is missing: the pass is not complete
+    assert res.prs_written == 29 and any(e.startswith("#17") for e in res.errors) and list(res.failed) == [17]
+    # The listing completed: the watermark moves, and #17 is owed (retried first by the next pass).
+    pk = store.repo_pk(REPO)
+    assert store.repo_state(REPO)["watermark"] is not None and [n for n, _ in store.failures(pk)] == [17]
     res = run(store, gh)
-    assert res.prs_written == 1 and not res.errors
+    assert res.prs_written == 1 and not res.errors and store.failures(pk) == []
     assert_whole(store, REPO, repo, 17)
-    assert store.repo_state(REPO)["watermark"] is not None
 
 
 def test_bad_input_leaves_the_cache_untouched(gh, store, sleeps):
@@ -204,7 +205,45 @@ def test_bad_input_leaves_the_cache_untouched(gh, store, sleeps):
         run(store, gh, repo="just-a-name")
     with pytest.raises(WorkbenchError, match="cannot reach"):
         sync_repo(store, REPO, api_url="http://127.0.0.1:9", progress=False)
-    assert store.repos().empty and store.sync_runs().empty
+    assert store.repos().empty  # nothing about a repository was written...
+    runs = store.sync_runs()  # ...but every run that got as far as asking GitHub is in the log
+    assert list(runs["status"]) == ["failed", "failed"] and list(runs["repo"]) == ["octo/nope", REPO]
+    assert "unknown repository" in runs["errors"][0] and "cannot reach" in runs["errors"][1]
+
+
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"limit": 0}, "--limit must be a positive"),
+        ({"limit": -5}, "--limit must be a positive"),
+        ({"numbers": [-1]}, "--number takes PR numbers"),
+        ({"numbers": [0, 3]}, "--number takes PR numbers"),
+        ({"since": "yesterday-ish"}, "neither a date"),
+        ({"state": "merged"}, "state must be"),
+        ({"api_url": "not a url"}, "not an http(s) URL"),
+        ({"api_url": "ftp://example.com"}, "not an http(s) URL"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_request_or_write(gh, tmp_path, kw, words):
+    gh.add_repo(REPO)
+    cache = tmp_path / "new-cache"
+    kw.setdefault("api_url", gh.url)
+    with pytest.raises(WorkbenchError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        sync_repo(cache, REPO, progress=False, token=TOKEN, **kw)
+    assert not cache.exists() and gh.log == []
+
+
+def test_a_bad_token_or_unknown_repository_leaves_no_new_cache(tmp_path):
+    with FakeGitHub(token="ghp_right") as gh:
+        gh.add_repo(REPO)
+        for repo, token, words in [
+            (REPO, "ghp_wrong", "401"),
+            ("octo/missing", "ghp_right", "unknown repository"),
+        ]:
+            cache = tmp_path / f"cache-{words[:3]}"
+            with pytest.raises(WorkbenchError, match=words):
+                sync_repo(cache, repo, api_url=gh.url, token=token, progress=False)
+            assert not cache.exists()
 
 
 def test_bad_token_is_named_and_never_stored(tmp_path, monkeypatch):

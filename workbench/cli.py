@@ -13,6 +13,7 @@ from .config import WorkbenchError, redact
 # subcommand -> "module:function(args)"; the function returns an exit code (or None for 0).
 COMMANDS = {
     "sync": "workbench.sources.cli:run_sync",
+    "status": "workbench.sources.cli:run_status",
     "sample": "workbench.sources.sample:run_cli",
     "analyze": "workbench.analysis.pipeline:run_cli",
     "draft": "workbench.drafting.batch:run_draft_cli",
@@ -31,12 +32,31 @@ def _add_cache(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number (1 or more)")
+    return value
+
+
+def _api_url(text: str) -> str:
+    from .config import check_api_url
+
+    try:
+        return check_api_url(text)
+    except WorkbenchError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _add_selection(
     p: argparse.ArgumentParser, since_help: str = "only PRs updated since DATE or a span like 7d / 2w"
 ) -> None:
     p.add_argument("repo", metavar="OWNER/REPO")
     p.add_argument("--since", metavar="DATE", help=since_help)
-    p.add_argument("--number", "-n", metavar="N", type=int, nargs="+", help="only these PR numbers")
+    p.add_argument("--number", "-n", metavar="N", type=_positive_int, nargs="+", help="only these PR numbers")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,11 +72,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="cache PRs from GitHub (PyGithub) or from a local clone",
         description="Sync PRs into the cache. Incremental: a re-run fetches only what changed. "
         "Token from GITHUB_TOKEN or GH_TOKEN (never stored).",
+        epilog="One writer per repository and cache: while a sync (or --from-git backfill) of a repository "
+        "is running, a second one for the same repository and cache refuses at once with a message naming "
+        "the first (exit code 4) instead of doing the work twice; rerun it when the first has finished. "
+        "Readers (notebooks, other commands) never wait. A PR that keeps failing is recorded, the pass goes "
+        "on, and the next sync retries it first (exit code 1). Exit code 3: stopped at the rate limit "
+        "(--no-wait). `workbench status OWNER/REPO` shows what the cache holds.",
     )
     _add_cache(p)
-    _add_selection(p, "only PRs updated since DATE (default: since the last pass)")
+    _add_selection(
+        p,
+        "only PRs updated since DATE (a date, or a span like 7d); such a pass never counts as the full "
+        "history (default: since the last full pass)",
+    )
     p.add_argument("--state", choices=["open", "closed", "all"], default="all")
-    p.add_argument("--limit", type=int, metavar="N", help="at most N PRs this pass (a rerun continues)")
+    p.add_argument(
+        "--limit", type=_positive_int, metavar="N", help="at most N PRs this pass (a rerun continues)"
+    )
     p.add_argument(
         "--no-wait",
         action="store_true",
@@ -65,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--api-url",
         metavar="URL",
+        type=_api_url,
         help="GitHub Enterprise or compatible API root (default: $GITHUB_API_URL or api.github.com)",
     )
     p.add_argument(
@@ -72,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="backfill merged PRs from a local clone (bare or not): zero API calls",
     )
+
+    p = sub.add_parser(
+        "status",
+        help="what the cache holds for a repository and how it was synced",
+        description="PRs by state and source, the oldest and newest, whether the full history has been "
+        "synced, unfinished passes, PRs owed after a failure, and the last sync of each kind.",
+    )
+    _add_cache(p)
+    p.add_argument("repo", metavar="OWNER/REPO")
 
     p = sub.add_parser(
         "sample",

@@ -54,6 +54,23 @@ def github_api_url(explicit: str | None = None) -> str:
     return explicit or os.environ.get("GITHUB_API_URL") or "https://api.github.com"
 
 
+def check_api_url(url: str) -> str:
+    """The API root if it is an http(s) URL with a host; else a WorkbenchError saying what is expected."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # e.g. a port that is not a number
+        ok = False
+    if not ok:
+        raise WorkbenchError(
+            f"--api-url / GITHUB_API_URL {url!r} is not an http(s) URL: use e.g. https://api.github.com "
+            "or https://ghe.example.com/api/v3"
+        )
+    return url.strip()
+
+
 @dataclass(frozen=True)
 class LLMSettings:
     """What the LLM drafter needs. api_key/base_url follow the openai SDK's own variables."""

@@ -17,16 +17,21 @@ The pass, and why it is cheap:
 
 from __future__ import annotations
 
+import os
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 
 from github import Auth, Github
 
 from .. import config
 from ..config import WorkbenchError
 from ..records import PRRecord
-from ..store import Store, iso_utc, utcnow
+from ..store import Store, SyncBusy, iso_utc, utcnow
+from ..store.runs import FULL_SCOPE
+from ..store.schema import corrupt_cache_message
 from . import github_graphql as gq
 from .github_files import fill_patches, split_diff
 from .github_http import (
@@ -44,6 +49,8 @@ PER_PAGE = 100
 WATERMARK_MARGIN = timedelta(minutes=5)
 FILES_CAP = 3000  # GitHub's /files stops at 3,000 files
 BATCH_RETRIES = 1  # a GraphQL batch of several PRs is halved after its second failed attempt
+# One PR failing is that PR's problem (recorded, retried next pass); this many in a row is GitHub's.
+FAILURES_IN_A_ROW_STOP = 3
 _PRIVATE = ("_etag_url", "_etag", "_detail")  # bookkeeping riding on an item, never stored
 
 
@@ -60,8 +67,14 @@ class SyncResult:
     repo: str | None = None
     reset_at: float | None = None  # when the primary limit resets, if it stopped us
     notes: list[str] = field(default_factory=list)  # limits met on the way (a refused .diff), not failures
+    failed: dict[int, str] = field(default_factory=dict)  # PR number -> why it could not be synced
+    resolved: bool = False  # the repository lookup answered (a stop before it wrote nothing)
 
     def summary(self) -> str:
+        if not self.resolved:
+            return (
+                f"{self.repo}: stopped before the repository lookup: {self.stopped_reason}; nothing written"
+            )
         s = (
             f"{self.repo}: {self.prs_written} PRs written, {self.skipped_unchanged} unchanged; "
             f"{self.rest_requests} REST requests, {self.not_modified} not modified (free), "
@@ -69,8 +82,13 @@ class SyncResult:
         )
         if self.stopped_reason:
             s += f"; stopped: {self.stopped_reason}"
-        if self.errors:
-            s += f"; {len(self.errors)} errors"
+        if self.failed:
+            shown = ", ".join(f"#{n}" for n in sorted(self.failed)[:10])
+            more = f" and {len(self.failed) - 10} more" if len(self.failed) > 10 else ""
+            s += f"; {len(self.failed)} PRs failed ({shown}{more}): the next sync retries them first"
+        other = len(self.errors) - len(self.failed)
+        if other > 0:
+            s += f"; {other} errors"
         return s
 
 
@@ -80,19 +98,17 @@ def sync(repo: str, *, cache=None, **kw) -> SyncResult:
     from tqdm.auto import tqdm
 
     kw.setdefault("tqdm_cls", tqdm)
-    store = Store(cache)
-    try:
-        return sync_repo(store, repo, **kw)
-    finally:
-        store.close()
+    return sync_repo(cache, repo, **kw)
 
 
-def run_sync_cli(store: Store, args) -> int:
-    """`workbench sync OWNER/REPO ...`: 0 done, 1 some PRs failed, 3 stopped at the rate limit."""
+def run_sync_cli(cache, args) -> int:
+    """`workbench sync OWNER/REPO ...`: 0 done, 1 some PRs failed, 3 stopped at the rate limit.
+    `cache` is the --cache path (or an open Store); a new cache is created only once GitHub has
+    confirmed the repository."""
     import sys
 
     res = sync_repo(
-        store,
+        cache,
         args.repo,
         state=args.state,
         since=parse_since(args.since),
@@ -102,7 +118,11 @@ def run_sync_cli(store: Store, args) -> int:
         api_url=args.api_url,
     )
     print(res.summary())
-    for e in res.errors[:20]:
+    for note in res.notes:
+        print(f"  note: {note}")
+    for n, why in sorted(res.failed.items())[:20]:
+        print(f"  failed: #{n}: {why}", file=sys.stderr)
+    for e in [e for e in res.errors if not e.startswith(tuple(f"#{n}:" for n in res.failed))][:20]:
         print(f"  error: {e}", file=sys.stderr)
     if res.reset_at is not None:
         print(
@@ -111,7 +131,7 @@ def run_sync_cli(store: Store, args) -> int:
             file=sys.stderr,
         )
         return 3
-    return 1 if res.errors else 0
+    return 1 if res.errors or res.failed else 0
 
 
 def parse_since(value: str | None) -> str | None:
@@ -135,7 +155,7 @@ def make_client(api_url: str | None = None, token: str | None = None, timeout: i
     pause between requests (0.25 s by default; GraphQL POSTs would wait 1 s as 'writes')."""
     token = token or config.github_token()
     return Github(
-        base_url=config.github_api_url(api_url).rstrip("/"),
+        base_url=config.check_api_url(config.github_api_url(api_url)).rstrip("/"),
         auth=Auth.Token(token) if token else None,
         retry=None,
         per_page=PER_PAGE,
@@ -145,8 +165,31 @@ def make_client(api_url: str | None = None, token: str | None = None, timeout: i
     )
 
 
+def check_sync_args(
+    repo: str,
+    *,
+    state: str = "all",
+    since: str | None = None,
+    limit: int | None = None,
+    numbers: list[int] | None = None,
+) -> str | None:
+    """Refuse bad arguments before anything is requested or written; returns `since` as UTC ISO."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo or ""):
+        raise WorkbenchError(f"{repo!r} is not a repository name: use OWNER/REPO, e.g. verl-project/verl")
+    if state not in ("open", "closed", "all"):
+        raise WorkbenchError(f"state must be open, closed or all, not {state!r}")
+    if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
+        raise WorkbenchError(f"--limit must be a positive number of PRs, not {limit!r}")
+    bad = [n for n in numbers or [] if isinstance(n, bool) or int(n) < 1]
+    if bad:
+        raise WorkbenchError(f"--number takes PR numbers (1 or more), not {bad[0]!r}")
+    if numbers and (since or limit):
+        raise WorkbenchError("--number names the PRs itself: leave out --since and --limit")
+    return parse_since(since) if since else None
+
+
 def sync_repo(
-    store: Store,
+    store: Store | str | os.PathLike | None,
     repo: str,
     *,
     state: str = "all",
@@ -162,38 +205,110 @@ def sync_repo(
     client: Github | None = None,
     timeout: int = 30,
 ) -> SyncResult:
-    """One pass over `repo` (see the module docstring). `wait=False` stops at a spent rate limit instead
-    of waiting (stopped_reason and reset_at say so; a rerun resumes). `numbers` syncs just those PRs.
-    Raises WorkbenchError for bad input (unknown repository, bad token, unreachable server) before
-    anything is written."""
-    if state not in ("open", "closed", "all"):
-        raise WorkbenchError(f"state must be open, closed or all, not {state!r}")
+    """One pass over `repo` (see the module docstring) into `store`: an open Store, or a cache path
+    (None: the default), opened only once there is something to write. `wait=False` stops at a spent
+    rate limit instead of waiting (stopped_reason and reset_at say so; a rerun resumes). `numbers`
+    syncs just those PRs. Raises WorkbenchError for bad input (bad arguments, unknown repository, bad
+    token, unreachable server) before anything is written, and SyncBusy when another sync is writing
+    this repository into this cache."""
+    since = check_sync_args(repo, state=state, since=since, limit=limit, numbers=numbers)
     if tqdm_cls is None:
         from tqdm import tqdm as tqdm_cls
-    gh = client or make_client(api_url, token, timeout)
-    transport = Transport(
-        gh, wait=wait, backoff_base=backoff_base, wait_bar=sleep_with_bar(tqdm_cls) if progress else None
-    )
-    result = SyncResult()
+    cache = _Cache(store)
     try:
-        full_name, repo_id, raw, etag = _resolve_repo(transport, store, repo)
+        return _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progress, tqdm_cls,
+                     backoff_base, client, timeout)  # fmt: skip
+    except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError):
+            raise
+        raise WorkbenchError(corrupt_cache_message(cache.path, e)) from None
+    finally:
+        cache.close()
+
+
+class _Cache:
+    """The cache, opened now if it exists (so the run is logged from its first moment), else created
+    only once GitHub has confirmed the repository: a bad token, an unknown repository or an unreachable
+    server leaves no new cache behind."""
+
+    def __init__(self, store: Store | str | os.PathLike | None):
+        self.owned = not isinstance(store, Store)
+        if isinstance(store, Store):
+            self.store: Store | None = store
+            self.path = store.path
+            return
+        self.store, self.path = None, config.db_path(store)
+        if self.path.parent.exists() and not self.path.parent.is_dir():
+            raise WorkbenchError(
+                f"--cache {self.path.parent} is a file, not a directory: give a directory (the cache is "
+                f"{config.DB_FILENAME} inside it) or a path ending in .db"
+            )
+        if self.path.exists():
+            self.store = Store(self.path)
+
+    def open(self) -> Store:
+        if self.store is None:
+            self.store = Store(self.path)
+        return self.store
+
+    def close(self) -> None:
+        if self.owned and self.store is not None:
+            self.store.close()
+
+
+def _run_scope(state: str, since: str | None, limit: int | None, numbers: list[int] | None) -> str:
+    """What a run covers, for the run log and `workbench status`: its first word is its class."""
+    if numbers:
+        scope = "numbers " + " ".join(f"#{int(n)}" for n in numbers[:20])
+    elif since:
+        scope = f"since {since}" + ("" if state == "all" else f" state {state}")
+    elif state != "all":
+        scope = f"state {state}"
+    else:
+        scope = "full"
+    return scope + (f" limit {limit}" if limit else "")
+
+
+def _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progress, tqdm_cls,
+          backoff_base, client, timeout) -> SyncResult:  # fmt: skip
+    gh = client or make_client(api_url, token, timeout)
+    result = SyncResult(repo=repo)
+    log = _RunLog(cache, result, _run_scope(state, since, limit, numbers))
+    transport = Transport(
+        gh,
+        wait=wait,
+        backoff_base=backoff_base,
+        wait_bar=sleep_with_bar(tqdm_cls) if progress else None,
+        on_pause=log.waiting,
+    )
+    log.transport = transport
+    log.begin(repo)  # only if the cache exists: refuses when another sync holds the repository
+    try:
+        full_name, repo_id, raw, etag = _resolve_repo(transport, cache.store, repo)
     except RateLimitStop as e:
         result.stopped_reason, result.reset_at = (
             f"rate limit spent, resets at {format_reset(e.reset_at)}",
             e.reset_at,
         )
-        _copy_counters(result, transport)
+        log.finish("stopped")
         return result
     except TransientError as e:
+        result.errors.append(str(e))
+        log.finish("failed")
         raise WorkbenchError(
             f"GitHub did not answer properly ({e}); nothing was written, try again later"
         ) from None
+    except BaseException as e:
+        result.errors.append(config.redact(f"{type(e).__name__}: {e}"))
+        log.finish("stopped" if isinstance(e, KeyboardInterrupt) else "failed")
+        raise
     # Only now, with the repository known to exist, does anything reach the cache.
+    store = cache.open()
+    result.repo, result.resolved = full_name, True
     repo_pk = store.upsert_repo(full_name, repo_id, raw)
+    log.attach(repo_pk)  # the run claims the repository (SyncBusy if another sync holds it)
     if etag:
         store.set_validator(f"/repositories/{repo_id}", etag, None)
-    result.repo = full_name
-    result.run_id = store.start_run(repo_pk, "api")
     bar = tqdm_cls(
         desc=f"sync {full_name}",
         unit="PR",
@@ -202,12 +317,13 @@ def sync_repo(
         leave=progress,
     )
     has_token = gh.requester.auth is not None
-    job = _Pass(store, transport, repo_pk, repo_id, full_name, result, bar, has_token=has_token)
+    job = _Pass(store, transport, repo_pk, repo_id, full_name, result, bar, has_token=has_token, log=log)
     status = "ok"
     try:
         if numbers:
             job.run_numbers([int(n) for n in numbers])
         else:
+            job.retry_failed()
             job.run_listing(state=state, since=since, limit=limit)
     except RateLimitStop as e:
         status = "stopped"
@@ -218,36 +334,81 @@ def sync_repo(
         result.errors.append(str(e))
         result.stopped_reason = "GitHub kept failing"
     except BaseException as e:
-        _copy_counters(result, transport)
-        store.finish_run(
-            result.run_id,
-            "stopped" if isinstance(e, KeyboardInterrupt) else "failed",
-            rest_requests=result.rest_requests,
-            not_modified=result.not_modified,
-            graphql_points=result.graphql_points,
-            prs_written=result.prs_written,
-            errors=result.errors + [config.redact(f"{type(e).__name__}: {e}")],
-        )
+        result.errors.append(config.redact(f"{type(e).__name__}: {e}"))
+        log.finish("stopped" if isinstance(e, KeyboardInterrupt) else "failed")
         raise
     finally:
         bar.close()
-    _copy_counters(result, transport)
-    store.finish_run(
-        result.run_id,
-        status,
-        rest_requests=result.rest_requests,
-        not_modified=result.not_modified,
-        graphql_points=result.graphql_points,
-        prs_written=result.prs_written,
-        errors=[config.redact(e) for e in result.errors],
-        note="; ".join(x for x in [result.stopped_reason, *result.notes, *transport.counters.notes] if x)
-        or None,
-    )
+    log.finish(status)
     if status == "failed":
         raise WorkbenchError(
             f"sync of {full_name} stopped: {result.errors[-1]}; what was written is kept, a rerun resumes"
         )
     return result
+
+
+class _RunLog:
+    """The run's row in sync_runs, kept current as the run goes: a killed run shows what it did, and a
+    run that stops before the repository lookup is logged too (when the cache already exists)."""
+
+    def __init__(self, cache: _Cache, result: SyncResult, scope: str):
+        self.cache, self.result, self.scope = cache, result, scope
+        self.run_id: int | None = None
+        self.started = utcnow()
+        self.transport: Transport | None = None
+
+    def begin(self, repo: str) -> None:
+        if self.cache.store is not None:
+            self.run_id = self.cache.store.start_run(None, "api", repo_name=repo, scope=self.scope)
+            self.result.run_id = self.run_id
+
+    def attach(self, repo_pk: int) -> None:
+        store = self.cache.open()
+        if self.run_id is None:  # a new cache: the run is logged from here, claiming the repository
+            self.run_id = store.start_run(repo_pk, "api", repo_name=self.result.repo, scope=self.scope)
+            self.result.run_id = self.run_id
+        else:
+            try:
+                store.attach_run(self.run_id, repo_pk)
+            except SyncBusy:
+                self.finish("refused")
+                raise
+        self.update()
+
+    def counters(self) -> dict:
+        if self.transport is not None:
+            _copy_counters(self.result, self.transport)
+        r = self.result
+        return dict(
+            rest_requests=r.rest_requests,
+            not_modified=r.not_modified,
+            graphql_points=r.graphql_points,
+            prs_written=r.prs_written,
+            failed_prs=len(r.failed),
+        )
+
+    def update(self, note: str | None = None) -> None:
+        if self.run_id is not None and self.cache.store is not None:
+            self.cache.store.update_run(self.run_id, **self.counters(), note=note)
+
+    def waiting(self, seconds: float, why: str) -> None:
+        """Before a long pause: the row says the run is waiting, and what it has spent so far."""
+        self.update(note=f"waiting {seconds:.0f} s: {why}")
+
+    def finish(self, status: str) -> None:
+        if self.run_id is None or self.cache.store is None:
+            return
+        counts = self.counters()
+        notes = [self.result.stopped_reason, *self.result.notes]
+        if self.transport is not None:
+            notes += self.transport.counters.notes
+        self.cache.store.finish_run(
+            self.run_id,
+            status,
+            **counts,
+            errors=[config.redact(e) for e in self.result.errors],
+            note="; ".join(x for x in notes if x) or None,
+        )
 
 
 def _copy_counters(result: SyncResult, t: Transport) -> None:
@@ -256,9 +417,9 @@ def _copy_counters(result: SyncResult, t: Transport) -> None:
     result.graphql_points = t.counters.graphql_points
 
 
-def _resolve_repo(t: Transport, store: Store, repo: str) -> tuple[str, int, dict | None, str | None]:
+def _resolve_repo(t: Transport, store: Store | None, repo: str) -> tuple[str, int, dict | None, str | None]:
     """(full_name, id, raw JSON or None when unchanged, ETag). By id when we know it: renames follow."""
-    known = store.repo_state(repo)
+    known = store.repo_state(repo) if store is not None else {}
     if known.get("github_id"):
         url = f"/repositories/{known['github_id']}"
         try:
@@ -270,8 +431,6 @@ def _resolve_repo(t: Transport, store: Store, repo: str) -> tuple[str, int, dict
         if r.status == 304:
             return known["full_name"], int(known["github_id"]), None, None
         return r.data["full_name"], int(r.data["id"]), r.data, r.headers.get("etag")
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo or ""):
-        raise WorkbenchError(f"{repo!r} is not a repository name: use OWNER/REPO, e.g. verl-project/verl")
     try:
         # A renamed repository answers 301 to /repositories/{id}; PyGithub follows it (no query here to lose).
         r = t.get(f"/repos/{repo}")
@@ -285,6 +444,18 @@ def _resolve_repo(t: Transport, store: Store, repo: str) -> tuple[str, int, dict
     return r.data["full_name"], int(r.data["id"]), r.data, r.headers.get("etag")
 
 
+def _server_time(t: Transport) -> datetime:
+    """GitHub's clock, from the Date header of the pass's first answer: a watermark from the local
+    clock would skip PRs updated in between when this machine runs ahead (VMs, WSL2), and the page-1
+    ETag would then hide the loss for good. The local clock only when the server sent no Date."""
+    if t.server_date:
+        try:
+            return parsedate_to_datetime(t.server_date).astimezone(UTC)
+        except (TypeError, ValueError):
+            pass
+    return datetime.now(UTC)
+
+
 class _Pass:
     def __init__(
         self,
@@ -296,33 +467,37 @@ class _Pass:
         result: SyncResult,
         bar,
         has_token: bool = True,
+        log: _RunLog | None = None,
     ):
         self.store, self.t, self.pk, self.id, self.full_name = store, t, repo_pk, repo_id, full_name
-        self.result, self.bar = result, bar
+        self.result, self.bar, self.log = result, bar, log
         self.owner, self.name = full_name.split("/", 1)
         # GitHub's GraphQL API refuses anonymous callers: without a token, everything goes over REST.
         self.rest_only = not has_token
+        self.failures_in_a_row = 0
 
     # ---- which PRs --------------------------------------------------------------------------------------
     def run_listing(self, *, state: str, since: str | None, limit: int | None) -> None:
+        """List newest-updated first down to the floor. Each scope (the full history, a state filter,
+        a --since date) has its own cursor: an interrupted pass is resumed only by a pass of the same
+        scope, and only a completed full-history pass moves the watermark."""
+        scope = state if since is None else f"{state} since {since}"
         repo_state = self.store.repo_state(self.full_name)
-        cursor = repo_state.get("cursor")
-        if cursor and cursor.get("state") != state:
-            cursor = None  # a pass over another state filter: start over rather than mix
-        watermark = repo_state.get("watermark") if state == "all" else None
-        floor = iso_utc(since) if since else (cursor or {}).get("floor", watermark)
-        started_at = (cursor or {}).get("started_at") or utcnow()
+        cursor = repo_state["cursors"].get(scope)
+        watermark = repo_state.get("watermark")
+        floor = since or (cursor or {}).get("floor", watermark if scope == FULL_SCOPE else None)
+        started_at = (cursor or {}).get("started_at") or iso_utc(_server_time(self.t))
         first_url = (
             f"/repositories/{self.id}/pulls?state={state}&sort=updated&direction=desc&per_page={PER_PAGE}"
         )
         url = (cursor or {}).get("page_url") or first_url
         # Page 1 unchanged since the last complete pass means no PR was updated: a free 304 ends the pass.
-        conditional = url == first_url and not since and watermark is not None
+        conditional = url == first_url and scope == FULL_SCOPE and watermark is not None
         written_before = self.result.prs_written
         complete, page1_etag = False, None
         while url:
             self.store.set_cursor(
-                self.pk, {"state": state, "floor": floor, "started_at": started_at, "page_url": url}
+                self.pk, {"state": state, "floor": floor, "started_at": started_at, "page_url": url}, scope
             )
             etag = self.store.validator(url)[0] if conditional and url == first_url else None
             page = self.t.get(url, etag=etag)
@@ -354,28 +529,38 @@ class _Pass:
             url = page.next_url
             complete = url is None
         if complete:
-            self.store.set_cursor(self.pk, None)
-            full_pass = state == "all" and (since is None or watermark is None or iso_utc(since) <= watermark)
-            if full_pass and not self.result.errors:
+            self.store.set_cursor(self.pk, None, scope)
+            if scope == FULL_SCOPE:
+                # PRs that failed on the way are in sync_failures, retried first by the next pass, so the
+                # watermark may move: a page-1 304 later cannot hide them.
                 start = datetime.fromisoformat(started_at.replace("Z", "+00:00")) - WATERMARK_MARGIN
                 self.store.set_watermark(self.pk, iso_utc(start))
-                # Saved only now: a later 304 on page 1 must mean "everything listed is cached", and a PR
-                # that failed deeper in this pass would otherwise be skipped for good.
                 if page1_etag:
                     self.store.set_validator(first_url, page1_etag, None)
 
-    def run_numbers(self, numbers: list[int]) -> None:
-        """Just these PRs; leaves the watermark and cursor alone. The detail ETag makes an unchanged PR free."""
+    def retry_failed(self) -> None:
+        """PRs an earlier pass could not sync go first, whatever this pass's scope."""
+        owed = [n for n, _ in self.store.failures(self.pk)]
+        if owed:
+            self.run_numbers(owed, retry=True)
+
+    def run_numbers(self, numbers: list[int], retry: bool = False) -> None:
+        """Just these PRs; leaves the watermark and cursor alone. The detail ETag makes an unchanged PR
+        free (not for a retry: the PR is owed whatever its ETag says)."""
         pending = []
         for n in numbers:
             url = f"/repositories/{self.id}/pulls/{n}"
             cached = self.store.pr_updated_at(self.pk, n)
             try:
-                r = self.t.get(url, etag=self.store.validator(url)[0] if cached else None)
+                r = self.t.get(url, etag=self.store.validator(url)[0] if cached and not retry else None)
             except NotFound:
-                self.result.errors.append(f"#{n}: no such pull request in {self.full_name}")
+                if retry:  # deleted or hidden since it failed: nothing is owed any more
+                    self.store.clear_failure(self.pk, n)
+                    self.result.notes.append(f"#{n}: gone from {self.full_name} (404); no longer retried")
+                else:
+                    self.result.errors.append(f"#{n}: no such pull request in {self.full_name}")
                 continue
-            if r.status == 304 or cached == iso_utc(r.data.get("updated_at")):
+            if r.status == 304 or (cached == iso_utc(r.data.get("updated_at")) and not retry):
                 self.result.skipped_unchanged += 1
                 continue
             r.data["_etag_url"], r.data["_etag"], r.data["_detail"] = url, r.headers.get("etag"), True
@@ -410,9 +595,9 @@ class _Pass:
                 f"GraphQL unavailable ({what}); discussion fetched over REST for the rest of this pass"
             )
             return self._write_batch(items)
-        except TransientError:
-            if len(items) == 1:
-                raise
+        except TransientError as e:
+            if len(items) == 1:  # a lone PR whose query keeps failing: that PR's failure, not the pass's
+                return self._failed(int(items[0]["number"]), str(e))
             # GitHub times out (502) on queries that are heavy to resolve: halve the batch and go on.
             half = len(items) // 2
             self._write_batch(items[:half])
@@ -426,24 +611,44 @@ class _Pass:
             n = int(item["number"])
             node = repo_node.get(f"p{n}")
             if not node:
-                self.result.errors.append(
-                    f"#{n}: GraphQL gave no data ({why.get(f'p{n}') or why.get('*') or 'no reason'})"
-                )
+                self._failed(n, f"GraphQL gave no data ({why.get(f'p{n}') or why.get('*') or 'no reason'})")
                 continue
             self._write_one(item, lambda it=item, nd=node: self._record(it, nd))
 
+    def _failed(self, n: int, why: str) -> None:
+        """Record PR n as failed (with the error) and go on; the next pass retries it first. Several PRs
+        failing in a row is GitHub failing, not one PR: the pass then stops (a rerun resumes)."""
+        why = config.redact(why)
+        self.result.failed[n] = why
+        self.result.errors.append(f"#{n}: {why}")
+        self.store.record_failure(self.pk, n, why)
+        self.failures_in_a_row += 1
+        if self.failures_in_a_row >= FAILURES_IN_A_ROW_STOP:
+            raise TransientError(f"{self.failures_in_a_row} PRs in a row failed, the last #{n}: {why}")
+
     def _write_one(self, item: dict, build) -> None:
         meta = {k: item.pop(k) for k in _PRIVATE if k in item}
+        n = int(item["number"])
         try:
             record = build()
         except NotFound as e:  # the PR vanished (or became invisible) between listing and fetching
-            self.result.errors.append(f"#{item['number']}: {e} answered 404")
+            self._failed(n, f"{e} answered 404")
             return
+        except (TransientError, ValueError) as e:  # retries ran out on this PR alone, or bad data
+            self._failed(n, str(e))
+            return
+        self.result.failed.pop(n, None)
         # In --number mode the item is the detail shape; only a listing's item is stored as the list shape.
-        self.store.write_pr(self.pk, record, list_json=None if meta.get("_detail") else item)
-        if meta.get("_etag_url"):
-            self.store.set_validator(meta["_etag_url"], meta.get("_etag"), None)
-        self.result.prs_written += 1
+        # One transaction: the PR, its failure cleared, and the run's count of PRs written.
+        with self.store.transaction():
+            self.store.write_pr(self.pk, record, list_json=None if meta.get("_detail") else item)
+            self.store.clear_failure(self.pk, n)
+            if meta.get("_etag_url"):
+                self.store.set_validator(meta["_etag_url"], meta.get("_etag"), None)
+            self.result.prs_written += 1
+            if self.log is not None:
+                self.log.update()
+        self.failures_in_a_row = 0
         self.bar.update(1)
         self.bar.set_postfix(
             rest=self.t.counters.rest_requests, gql=self.t.counters.graphql_points, refresh=False
@@ -558,4 +763,13 @@ class _Pass:
         return files, truncated
 
 
-__all__ = ["sync", "sync_repo", "run_sync_cli", "SyncResult", "parse_since", "make_client", "split_diff"]
+__all__ = [
+    "sync",
+    "sync_repo",
+    "run_sync_cli",
+    "check_sync_args",
+    "SyncResult",
+    "parse_since",
+    "make_client",
+    "split_diff",
+]

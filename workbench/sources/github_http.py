@@ -112,8 +112,10 @@ class Transport:
         backoff_base: float = 1.0,
         backoff_cap: float = 60.0,
         wait_bar: Callable[[float, str], None] | None = None,
+        on_pause: Callable[[float, str], None] | None = None,
     ):
         self.requester = gh.requester
+        self.on_pause = on_pause  # told before each long pause (the run log shows the run is waiting)
         self.wait = wait
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -280,6 +282,8 @@ class Transport:
 
     def _pause(self, seconds: float, why: str) -> None:
         self.counters.waited_seconds += seconds
+        if self.on_pause is not None and seconds >= 2:
+            self.on_pause(seconds, why)
         if self.wait_bar is not None and seconds >= 2:
             self.wait_bar(seconds, why)
         else:

@@ -23,7 +23,7 @@ from .base import StoreBase
 from .briefs import BriefsMixin, BriefVersion, StaleEditError
 from .prs import SOURCE_RANK, PRWritesMixin
 from .reads import FRAME_DTYPES, PR_COLUMNS, TIME_COLUMNS, ReadsMixin
-from .runs import RunsMixin
+from .runs import RunsMixin, RunSummary, SyncBusy, SyncStatus
 from .schema import MIGRATIONS, SCHEMA_VERSION
 from .values import iso_utc, utcnow
 
@@ -50,4 +50,7 @@ __all__ = [
     "FRAME_DTYPES",
     "TIME_COLUMNS",
     "SOURCE_RANK",
+    "SyncBusy",
+    "SyncStatus",
+    "RunSummary",
 ]

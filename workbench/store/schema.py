@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..config import WorkbenchError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA_V1 = """
 CREATE TABLE repos (
@@ -132,7 +132,43 @@ ALTER TABLE sync_runs ADD COLUMN pid INTEGER;
 ALTER TABLE sync_runs ADD COLUMN host TEXT;
 """
 
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4, 5: _SCHEMA_V5}
+# v6: an honest run log and a sync that goes on past one bad PR. A run is recorded before the
+# repository lookup (repo_name as typed, repo_pk once known) with what it has done so far (updated_at),
+# and says what it covered (scope); a PR that keeps failing is kept in sync_failures, retried first by
+# the next pass, instead of stopping the pass.
+_SCHEMA_V6 = """
+ALTER TABLE sync_runs ADD COLUMN repo_name TEXT;
+ALTER TABLE sync_runs ADD COLUMN scope TEXT;
+ALTER TABLE sync_runs ADD COLUMN updated_at TEXT;
+ALTER TABLE sync_runs ADD COLUMN failed_prs INTEGER DEFAULT 0;
+CREATE TABLE sync_failures (
+    repo_pk INTEGER NOT NULL REFERENCES repos(pk),
+    number INTEGER NOT NULL,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    first_failed_at TEXT,
+    last_failed_at TEXT,
+    PRIMARY KEY (repo_pk, number)
+);
+"""
+
+MIGRATIONS: dict[int, str] = {
+    1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3, 4: _SCHEMA_V4, 5: _SCHEMA_V5, 6: _SCHEMA_V6,
+}  # fmt: skip
+
+
+def corrupt_cache_message(path: Path, error: Exception) -> str:
+    """What to tell a user whose cache file SQLite cannot read (a damaged page, or not a database)."""
+    backups = sorted(path.parent.glob(f"{path.stem}.v*.bak"), key=lambda p: p.stat().st_mtime)
+    restore = (
+        f"restore the backup the last migration kept ({backups[-1]}: copy it over {path.name}), or "
+        if backups
+        else ""
+    )
+    return (
+        f"cache file {path} is damaged or not a SQLite database ({error}); it was left as it is. "
+        f"To go on: {restore}move it aside (mv {path} {path}.broken) and sync again"
+    )
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
