@@ -109,6 +109,9 @@ class FakeGitHub:
         self.graphql_enabled = True  # False: a server without GraphQL, like some Enterprise setups
         self.graphql_missing_status = 404  # what such a server answers on /graphql (404, or 501)
         self.latency = 0.0  # seconds added to every answer (the crash test needs a slow server)
+        # GitHub's clock minus this machine's: the Date header and the times of new activity follow it
+        # (a client whose clock runs ahead, as VMs and WSL2 do, is a negative offset).
+        self.clock_offset = 0.0
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
@@ -162,7 +165,8 @@ class FakeGitHub:
         """Someone commented or pushed: updated_at moves to now (and strictly forward)."""
         with self.lock:
             pr = repo.prs[number]
-            now = max(datetime.now(UTC), _parse(pr.updated_at) + timedelta(seconds=1))
+            server_now = datetime.now(UTC) + timedelta(seconds=self.clock_offset)
+            now = max(server_now, _parse(pr.updated_at) + timedelta(seconds=1))
             pr.updated_at = iso(now)
             if comment:
                 pr.issue_comments.append(
@@ -230,6 +234,9 @@ def _make_handler(gh: FakeGitHub):
 
         def log_message(self, *a):  # quiet
             pass
+
+        def date_time_string(self, timestamp=None):  # the Date header, on the server's clock
+            return super().date_time_string((timestamp or time.time()) + gh.clock_offset)
 
         def setup(self):
             super().setup()
@@ -342,6 +349,8 @@ class _Request:
                     return self._diff(repo, pr)
                 return self._send(200, _pr_json(gh, repo, pr, detail=True), kind="pull")
             if sub == "/files":
+                if pr.files_status != 200:  # this PR's /files keeps failing (GitHub documents such 5xx)
+                    return self._send(pr.files_status, {"message": "Server Error"}, kind="error")
                 files = [
                     {
                         k: v

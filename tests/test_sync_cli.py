@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from fake_github import FakeGitHub, assert_whole, generate_prs
 
@@ -147,3 +148,139 @@ def test_corrupt_cache_file_is_named_and_left_alone(gh, tmp_path):
     one_line_error(out, "workbench.db")
     assert db.read_bytes() == garbage
     assert gh.counts["repo"] == 0  # nothing asked of GitHub either
+
+
+def runs_of(db: Path) -> list[dict]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute("SELECT * FROM sync_runs ORDER BY id")]
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+
+
+def test_killed_runs_show_what_they_did_even_while_waiting_before_the_lookup(gh, tmp_path):
+    generate_prs(gh.repo, 10)
+    assert cli(tmp_path, REPO, "--api-url", gh.url).returncode == 0  # the cache exists from here on
+    gh.inject("primary", kind="repo", times=1, reset_in=900)  # the next run waits at its first request
+    proc = cli(tmp_path, REPO, "--api-url", gh.url, wait=False)
+    db = tmp_path / "workbench.db"
+    deadline = time.time() + 60
+    while time.time() < deadline and not any("waiting" in (r["note"] or "") for r in runs_of(db)):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    with Store(tmp_path) as store:
+        runs = store.sync_runs()
+        last = runs.iloc[-1]
+        assert last["status"] == "interrupted" and last["repo"] == REPO and pd.isna(last["repo_pk"])
+        assert (
+            "waiting" in last["note"]
+            and "rate limit" in last["note"]
+            and "ended without finishing" in last["note"]
+        )
+        assert int(last["rest_requests"]) == 1  # the refused lookup was counted
+
+
+def test_a_killed_run_shows_the_prs_it_wrote(gh, tmp_path):
+    generate_prs(gh.repo, 80)
+    gh.latency = 0.02
+    proc = cli(tmp_path, REPO, "--api-url", gh.url, wait=False)
+    db = tmp_path / "workbench.db"
+    deadline = time.time() + 60
+    while time.time() < deadline and count_prs(db) < 10:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    written = count_prs(db)
+    assert 10 <= written < 80
+    (run,) = runs_of(db)
+    assert run["prs_written"] == written and run["rest_requests"] >= written  # one /files per PR at least
+
+
+def test_two_concurrent_syncs_one_writes_the_other_refuses(gh, tmp_path):
+    generate_prs(gh.repo, 40)
+    gh.latency = 0.15  # the first sync takes several seconds: long enough for the second to meet it
+    first = cli(tmp_path, REPO, "--api-url", gh.url, wait=False)
+    db = tmp_path / "workbench.db"
+    deadline = time.time() + 60
+    while time.time() < deadline and count_prs(db) < 3:
+        time.sleep(0.02)
+    second = cli(tmp_path, REPO, "--api-url", gh.url)
+    assert second.returncode == 4, second.stderr
+    assert f"process {first.pid}" in second.stderr and "another sync of octo/cli" in second.stderr
+    assert "Traceback" not in second.stderr
+    # a reader does not wait for the writer
+    t0 = time.time()
+    assert count_prs(db) >= 3 and time.time() - t0 < 1.0
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert gh.counts["files"] == 40  # the work was done once
+    statuses = [r["status"] for r in runs_of(db)]
+    assert statuses == ["ok", "refused"] or statuses == ["refused", "ok"]
+
+
+def test_a_pr_that_keeps_failing_gives_exit_1_and_is_named(gh, tmp_path):
+    generate_prs(gh.repo, 12)
+    gh.repo.prs[7].files_status = 503
+    out = cli(tmp_path, REPO, "--api-url", gh.url, timeout=300)
+    assert out.returncode == 1, out.stderr
+    assert "1 PRs failed (#7)" in out.stdout and "failed: #7:" in out.stderr
+    status = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--cache", str(tmp_path), "status", REPO],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert status.returncode == 0, status.stderr
+    assert "11 merged" in status.stdout or "PRs cached" in status.stdout
+    assert "1 PRs owed" in status.stdout and "#7" in status.stdout
+    assert "last api full run: partial" in status.stdout
+
+
+def test_no_wait_before_the_lookup_names_the_repository(gh, tmp_path):
+    gh.inject("primary", kind="repo", times=1, reset_in=900)
+    out = cli(tmp_path, REPO, "--api-url", gh.url, "--no-wait")
+    assert out.returncode == 3 and "None" not in out.stdout
+    assert out.stdout.startswith(f"{REPO}: stopped before the repository lookup")
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--limit", "0"], "0 is not a positive number"),
+        (["--limit", "-5"], "-5 is not a positive number"),
+        (["--number", "-1"], "-1 is not a positive number"),
+        (["--api-url", "not a url"], "not an http(s) URL"),
+        (["--since", "the other day"], "neither a date"),
+    ],
+)
+def test_bad_arguments_are_refused_before_anything_happens(gh, tmp_path, args, words):
+    cache = tmp_path / "c"
+    out = cli(cache, REPO, "--api-url", gh.url, *args)
+    one_line_error(out, words)
+    assert not cache.exists() and gh.log == []
+
+
+def test_cache_naming_a_file_is_refused_with_advice(gh, tmp_path):
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    out = cli(afile, REPO, "--api-url", gh.url)
+    one_line_error(out, "is a file, not a directory")
+    assert afile.read_text() == "mine" and gh.log == []
+
+
+def test_a_page_corrupt_cache_is_named_with_what_to_do(gh, tmp_path):
+    generate_prs(gh.repo, 60)
+    assert cli(tmp_path, REPO, "--api-url", gh.url).returncode == 0
+    db = tmp_path / "workbench.db"
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 6 * page
+    data[2 * page :] = b"\x5a" * (len(data) - 2 * page)  # every page past the schema page is garbage
+    db.write_bytes(bytes(data))
+    before = db.read_bytes()
+    gh.touch(gh.repo, 3, comment=True)
+    out = cli(tmp_path, REPO, "--api-url", gh.url)
+    one_line_error(out, str(db), "move it aside")
+    assert "internal error" not in out.stderr and db.read_bytes() == before

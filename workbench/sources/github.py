@@ -339,6 +339,8 @@ def _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progr
         raise
     finally:
         bar.close()
+    if status == "ok" and result.failed:
+        status = "partial"  # the pass went through, but some PRs are owed to the next one
     log.finish(status)
     if status == "failed":
         raise WorkbenchError(
@@ -531,6 +533,8 @@ class _Pass:
         if complete:
             self.store.set_cursor(self.pk, None, scope)
             if scope == FULL_SCOPE:
+                # Everything a narrower pass (--since, --state) left unfinished is covered now.
+                self.store.clear_cursors(self.pk)
                 # PRs that failed on the way are in sync_failures, retried first by the next pass, so the
                 # watermark may move: a page-1 304 later cannot hide them.
                 start = datetime.fromisoformat(started_at.replace("Z", "+00:00")) - WATERMARK_MARGIN

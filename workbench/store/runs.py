@@ -102,6 +102,10 @@ class RunsMixin(StoreBase):
                 cursors[scope] = cursor
             c.execute("UPDATE repos SET cursor_json=? WHERE pk=?", (dumps(cursors or None), repo_pk))
 
+    def clear_cursors(self, repo_pk: int) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE repos SET cursor_json=NULL WHERE pk=?", (repo_pk,))
+
     # ---- PRs that failed ----------------------------------------------------------------------------
     def record_failure(self, repo_pk: int, number: int, error: str) -> None:
         now = utcnow()
@@ -155,14 +159,17 @@ class RunsMixin(StoreBase):
         now = utcnow()
         with self.transaction() as c:
             holder = self._live_writer(c, repo_pk, repo_name, exclude=None)
-            if holder is not None:
-                raise SyncBusy(_busy_message(repo_name or self._repo_name(repo_pk), holder))
+            busy = _busy_message(repo_name or self._repo_name(repo_pk), holder) if holder else None
+            # A refused run is logged too (ended at once), so the log shows the collision.
             cur = c.execute(
-                "INSERT INTO sync_runs(repo_pk, repo_name, kind, scope, started_at, updated_at, status, pid, host) "
-                "VALUES (?,?,?,?,?,?, 'running', ?, ?)",
-                (repo_pk, repo_name, kind, scope, now, now, os.getpid(), socket.gethostname()),
-            )
-            return int(cur.lastrowid)
+                "INSERT INTO sync_runs(repo_pk, repo_name, kind, scope, started_at, updated_at, status, pid, "
+                "host, ended_at, note) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (repo_pk, repo_name, kind, scope, now, now, "refused" if busy else "running", os.getpid(),
+                 socket.gethostname(), now if busy else None, busy),
+            )  # fmt: skip
+        if busy:
+            raise SyncBusy(busy)
+        return int(cur.lastrowid)
 
     def attach_run(self, run_id: int, repo_pk: int) -> None:
         """The run now knows its repository (after the lookup): claim it, or raise SyncBusy when another

@@ -135,7 +135,8 @@ ALTER TABLE sync_runs ADD COLUMN host TEXT;
 # v6: an honest run log and a sync that goes on past one bad PR. A run is recorded before the
 # repository lookup (repo_name as typed, repo_pk once known) with what it has done so far (updated_at),
 # and says what it covered (scope); a PR that keeps failing is kept in sync_failures, retried first by
-# the next pass, instead of stopping the pass.
+# the next pass, instead of stopping the pass. Statuses added: partial (done, some PRs owed), refused
+# (another sync held the repository).
 _SCHEMA_V6 = """
 ALTER TABLE sync_runs ADD COLUMN repo_name TEXT;
 ALTER TABLE sync_runs ADD COLUMN scope TEXT;
