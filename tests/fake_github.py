@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
@@ -1179,7 +1180,45 @@ def add_edge_prs(repo: FakeRepo, start: int) -> dict[str, int]:
     return out
 
 
+def make_clone(repo: FakeRepo, path) -> Path:
+    """A squash-merged git history of the repository's merged PRs (subject "title (#N)", one commit per
+    PR touching its files), in merge order, written with one `git fast-import`; each merged PR's
+    merge_sha becomes its commit, as GitHub's merge_commit_sha names the squash commit."""
+    import subprocess
+
+    path = Path(path)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
+    merged = sorted((p for p in repo.prs.values() if p.merged_at), key=lambda p: (p.merged_at, p.number))
+    out: list[bytes] = []
+    for mark, pr in enumerate(merged, start=1):
+        when = int(_parse(pr.merged_at).timestamp())
+        who = f"{pr.user or 'ghost'} <{pr.user or 'ghost'}@users.noreply.github.com> {when} +0000"
+        msg = f"{pr.title} (#{pr.number})\n\n{pr.body or ''}\n".encode()
+        out += [b"commit refs/heads/main\n", f"mark :{mark}\n".encode(), f"author {who}\n".encode(),
+                f"committer {who}\n".encode(), f"data {len(msg)}\n".encode(), msg]  # fmt: skip
+        if mark > 1:
+            out.append(f"from :{mark - 1}\n".encode())
+        for f in pr.files:
+            body = "".join(f"# #{pr.number} line {i}\n" for i in range(int(f["additions"]) or 1)).encode()
+            out += [
+                f"M 100644 inline {f['filename']}\n".encode(),
+                f"data {len(body)}\n".encode(),
+                body,
+                b"\n",
+            ]
+        out.append(b"\n")
+    marks = path / "marks.txt"
+    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet", f"--export-marks={marks}"],
+                   input=b"".join(out), check=True)  # fmt: skip
+    shas = dict(line.split() for line in marks.read_text().splitlines())
+    for mark, pr in enumerate(merged, start=1):
+        pr.merge_sha = shas[f":{mark}"]
+    marks.unlink()
+    return path
+
+
 __all__ = [
+    "make_clone",
     "FakeGitHub",
     "FakeRepo",
     "FakePR",

@@ -711,7 +711,7 @@ class _Pass:
         commits_total: int,
     ) -> PRRecord:
         """The record of PR `n` from its REST-shaped parts, whichever API gave them; files come here."""
-        files, files_truncated = self._files(n, detail)
+        files, files_truncated, files_source = self._files(n, detail)
         return PRRecord(
             repo=self.full_name,
             number=n,
@@ -724,6 +724,7 @@ class _Pass:
             source="api",
             files_truncated=files_truncated,
             commits_truncated=commits_total > gq.COMMITS_CAP,
+            field_sources={"files": files_source} if files_source else {},
         )
 
     def _complete(self, n: int, node: dict, name: str, cap: int | None = None) -> list[dict]:
@@ -752,19 +753,28 @@ class _Pass:
             next_url = r.next_url
         return out
 
-    def _files(self, n: int, detail: dict) -> tuple[list[dict], bool]:
+    def _files(self, n: int, detail: dict) -> tuple[list[dict], bool, str | None]:
+        """(files to write, truncated, where they come from: "api", "git", or None when unchanged).
+        /files is the one per-PR REST request of a sync, so it is asked only when nothing cached
+        answers: not when the API's files for this head are cached, and not for a merged PR whose merge
+        commit a clone backfill holds (the squash or merge commit's diff is the PR's diff)."""
         head = (detail.get("head") or {}).get("sha")
         cached, truncated = self.store.api_files_cached(self.pk, n, head)
         if cached:
-            return [], truncated  # same head, same files: the store keeps them under the head SHA
+            return [], truncated, None  # same head, same files: the store keeps them under the head SHA
+        merged = bool(detail.get("merged") or detail.get("merged_at"))
+        if merged:
+            from_clone, truncated = self.store.clone_files(self.pk, n, detail.get("merge_commit_sha"))
+            if from_clone:
+                return [], truncated, "git"
         if detail.get("changed_files") == 0:
-            return [], False
+            return [], False, None
         files = self._rest_list(f"/repositories/{self.id}/pulls/{n}/files", cap=FILES_CAP)
         truncated = (detail.get("changed_files") or 0) > len(files)
         note = fill_patches(self.t, f"/repositories/{self.id}/pulls/{n}", detail, files)
         if note:
             self.result.notes.append(f"#{n}: {note}")
-        return files, truncated
+        return files, truncated, "api"
 
 
 __all__ = [

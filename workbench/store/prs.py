@@ -44,6 +44,23 @@ class PRWritesMixin(StoreBase):
                 n += 1
         return n
 
+    def clone_files(self, repo_pk: int, number: int, merge_sha: str | None) -> tuple[bool, bool]:
+        """(a clone backfill holds this merge commit's files, they were truncated): the squash or merge
+        commit's diff is the PR's diff, so an API sync need not fetch /files for it."""
+        if not merge_sha:
+            return False, False
+        key = f"git:{merge_sha}"
+        has = self.conn.execute(
+            "SELECT 1 FROM pr_files WHERE repo_pk=? AND number=? AND files_key=? LIMIT 1",
+            (repo_pk, number, key),
+        ).fetchone()
+        if has is None:
+            return False, False
+        row = self.conn.execute(
+            "SELECT files_truncated, files_key FROM prs WHERE repo_pk=? AND number=?", (repo_pk, number)
+        ).fetchone()
+        return True, bool(row and row["files_key"] == key and row["files_truncated"])
+
     def mark_deleted(self, repo_pk: int, number: int) -> None:
         with self.transaction() as c:
             c.execute("UPDATE prs SET deleted_at=? WHERE repo_pk=? AND number=?", (utcnow(), repo_pk, number))
@@ -112,7 +129,10 @@ def _pr_row(repo_pk: int, record: PRRecord, old: sqlite3.Row | None, list_json: 
 
 
 def _files_key(pr: dict, record: PRRecord) -> str:
-    """Which file set is current: the head SHA (files change after a force-push), else the merge commit."""
+    """Which file set is current: the head SHA (files change after a force-push), else the merge commit.
+    An API record whose files the clone answered (field_sources files=git) points at the clone's set."""
+    if record.field_sources.get("files") == "git" and not record.files and pr.get("merge_commit_sha"):
+        return f"git:{pr['merge_commit_sha']}"
     head = (pr.get("head") or {}).get("sha")
     if head:
         return head
@@ -124,9 +144,8 @@ def _merge_pr(old: sqlite3.Row | None, record: PRRecord) -> tuple[dict, dict, st
     new_source = record.source
     new_pr = dict(record.pr)
     if old is None:
-        fs = dict(record.field_sources) or {
-            k: new_source for k, v in new_pr.items() if v is not None and k != "_extra"
-        }
+        fs = {k: new_source for k, v in new_pr.items() if v is not None and k != "_extra"}
+        fs.update(record.field_sources)
         return new_pr, fs, new_source
     old_pr = json.loads(old["detail_json"] or "{}")
     old_fs = json.loads(old["field_sources"] or "{}")
@@ -143,6 +162,9 @@ def _merge_pr(old: sqlite3.Row | None, record: PRRecord) -> tuple[dict, dict, st
         if SOURCE_RANK.get(new_source, 3) >= SOURCE_RANK.get(prev_src, 0) or k not in merged:
             merged[k] = v
             fs[k] = record.field_sources.get(k, new_source)
+    # Sources of parts that are not PR fields (the file set: "files" -> "git" when the clone's diff was
+    # kept, "api" when /files was fetched) are the record's word.
+    fs.update({k: v for k, v in record.field_sources.items() if k not in new_pr})
     sources = set(old_source.split("+")) | {new_source}
     source = "+".join(s for s in ("facts", "git", "sample", "api") if s in sources)
     return merged, fs, source
