@@ -32,11 +32,18 @@ def run_sync(args) -> int:
 
 def run_status(args) -> int:
     """`workbench status OWNER/REPO`: what the cache holds for the repository, in plain words."""
+    import sqlite3
+
     from ..store import open_cache
+    from ..store.schema import corrupt_cache_message
 
     store = open_cache(args.cache)
     try:
         st = store.sync_status(args.repo)
+    except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError):
+            raise
+        raise WorkbenchError(corrupt_cache_message(store.path, e)) from None
     finally:
         store.close()
     for line in status_lines(st):

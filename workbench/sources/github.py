@@ -5,14 +5,20 @@ The pass, and why it is cheap:
   keeps working, and PyGithub never meets a 301 on a URL with a query string (it would follow it
   without the query and silently list the wrong thing).
 - PRs are listed 100 at a time newest-updated first and the pass stops below the watermark (the start
-  of the last complete pass minus a margin, never the largest updated_at seen: a PR updated mid-crawl
-  jumps to page 1 and would be missed). Page 1 is asked conditionally: a 304 costs nothing and means
-  nothing changed. A PR whose cached updated_at equals the listed one is skipped.
+  of the last complete full-history pass minus a margin, on GitHub's clock from the Date header: never
+  the largest updated_at seen, nor this machine's clock). Page 1 is asked conditionally: a 304 costs
+  nothing and means nothing changed. A PR whose cached updated_at equals the listed one is skipped.
 - The list shape already holds most of the detail; the rest (counts), issue comments, reviews, review
-  threads and commits come from one GraphQL query per 25 PRs. Only patches need REST (/files),
-  and not even that when the head SHA has not moved.
-- A cursor (the list page being worked on, and the pass's start time) is saved as the pass goes, so a
-  stopped or killed pass resumes; each PR is written in one transaction, whole or absent.
+  threads and commits come from one GraphQL query per 25 PRs. Only patches need REST (/files), and
+  not even that when the head SHA has not moved, or when a clone backfill holds the PR's merge commit.
+- A cursor per scope (the full history, a --since date, a --state filter) is saved as the pass goes,
+  so a stopped or killed pass resumes as what it was; only a completed full-history pass moves the
+  watermark. Each PR is written in one transaction, whole or absent, with the run's progress.
+
+And why it stays correct: a PR that keeps failing is recorded (sync_failures) and retried first by the
+next pass while this one goes on; one writer per repository and cache (the run log is the lock,
+store/runs.py); every run is logged from its first moment; arguments are checked before anything is
+requested or written, and a new cache is created only once GitHub has confirmed the repository.
 """
 
 from __future__ import annotations
@@ -477,6 +483,7 @@ class _Pass:
         # GitHub's GraphQL API refuses anonymous callers: without a token, everything goes over REST.
         self.rest_only = not has_token
         self.failures_in_a_row = 0
+        self.retrying = False
 
     # ---- which PRs --------------------------------------------------------------------------------------
     def run_listing(self, *, state: str, since: str | None, limit: int | None) -> None:
@@ -546,7 +553,11 @@ class _Pass:
         """PRs an earlier pass could not sync go first, whatever this pass's scope."""
         owed = [n for n, _ in self.store.failures(self.pk)]
         if owed:
-            self.run_numbers(owed, retry=True)
+            self.retrying = True
+            try:
+                self.run_numbers(owed, retry=True)
+            finally:
+                self.retrying = False
 
     def run_numbers(self, numbers: list[int], retry: bool = False) -> None:
         """Just these PRs; leaves the watermark and cursor alone. The detail ETag makes an unchanged PR
@@ -626,6 +637,8 @@ class _Pass:
         self.result.failed[n] = why
         self.result.errors.append(f"#{n}: {why}")
         self.store.record_failure(self.pk, n, why)
+        if self.retrying:
+            return  # owed PRs failing again is expected; it says nothing about GitHub as a whole
         self.failures_in_a_row += 1
         if self.failures_in_a_row >= FAILURES_IN_A_ROW_STOP:
             raise TransientError(f"{self.failures_in_a_row} PRs in a row failed, the last #{n}: {why}")
@@ -640,6 +653,11 @@ class _Pass:
             return
         except (TransientError, ValueError) as e:  # retries ran out on this PR alone, or bad data
             self._failed(n, str(e))
+            return
+        except HTTPStatusError as e:
+            if e.status == 401:  # the token, not this PR: every other PR would fail the same way
+                raise
+            self._failed(n, str(e))  # e.g. a 422 GitHub gives for this PR alone
             return
         self.result.failed.pop(n, None)
         # In --number mode the item is the detail shape; only a listing's item is stored as the list shape.
