@@ -65,8 +65,8 @@ def status_lines(st) -> list[str]:
         )
     else:
         lines.append(
-            "  full history: NOT synced from GitHub yet (only parts of it: see the passes below); "
-            "a plain `workbench sync` completes it"
+            "  full history: NOT synced from the GitHub API yet (a clone, --since, --state, --number or "
+            f"--limit pass covers only part of it): a plain `workbench sync {st.repo}` completes it"
         )
     for scope in st.unfinished:
         lines.append(f"  unfinished pass ({scope}): a rerun with the same options resumes it")
