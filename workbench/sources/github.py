@@ -218,12 +218,14 @@ def sync_repo(
     token, unreachable server) before anything is written, and SyncBusy when another sync is writing
     this repository into this cache."""
     since = check_sync_args(repo, state=state, since=since, limit=limit, numbers=numbers)
+    scope = PassScope(state, since, limit, tuple(int(n) for n in numbers or ()))
     if tqdm_cls is None:
         from tqdm import tqdm as tqdm_cls
+    gh = client or make_client(api_url, token, timeout)
     cache = _Cache(store)
     try:
-        return _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progress, tqdm_cls,
-                     backoff_base, client, timeout)  # fmt: skip
+        return _sync(cache, repo, scope, gh, wait=wait, backoff_base=backoff_base, progress=progress,
+                     tqdm_cls=tqdm_cls)  # fmt: skip
     except sqlite3.DatabaseError as e:
         if isinstance(e, sqlite3.OperationalError):
             raise
@@ -262,24 +264,41 @@ class _Cache:
             self.store.close()
 
 
-def _run_scope(state: str, since: str | None, limit: int | None, numbers: list[int] | None) -> str:
-    """What a run covers, for the run log and `workbench status`: its first word is its class."""
-    if numbers:
-        scope = "numbers " + " ".join(f"#{int(n)}" for n in numbers[:20])
-    elif since:
-        scope = f"since {since}" + ("" if state == "all" else f" state {state}")
-    elif state != "all":
-        scope = f"state {state}"
-    else:
-        scope = "full"
-    return scope + (f" limit {limit}" if limit else "")
+@dataclass(frozen=True)
+class PassScope:
+    """Which PRs one pass covers: every one (the full history), or a part of them."""
+
+    state: str = "all"
+    since: str | None = None  # UTC ISO
+    limit: int | None = None
+    numbers: tuple[int, ...] = ()
+
+    def label(self) -> str:
+        """What the run covers, for the run log and `workbench status`: its first word is its class."""
+        if self.numbers:
+            label = "numbers " + " ".join(f"#{n}" for n in self.numbers[:20])
+        elif self.since:
+            label = f"since {self.since}" + ("" if self.state == "all" else f" state {self.state}")
+        elif self.state != "all":
+            label = f"state {self.state}"
+        else:
+            label = "full"
+        return label + (f" limit {self.limit}" if self.limit else "")
 
 
-def _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progress, tqdm_cls,
-          backoff_base, client, timeout) -> SyncResult:  # fmt: skip
-    gh = client or make_client(api_url, token, timeout)
+def _sync(
+    cache: _Cache,
+    repo: str,
+    scope: PassScope,
+    gh: Github,
+    *,
+    wait: bool,
+    backoff_base: float,
+    progress: bool,
+    tqdm_cls,
+) -> SyncResult:
     result = SyncResult(repo=repo)
-    log = _RunLog(cache, result, _run_scope(state, since, limit, numbers))
+    log = _RunLog(cache, result, scope.label())
     transport = Transport(
         gh,
         wait=wait,
@@ -318,7 +337,7 @@ def _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progr
     bar = tqdm_cls(
         desc=f"sync {full_name}",
         unit="PR",
-        total=limit or (len(numbers) if numbers else None),
+        total=scope.limit or (len(scope.numbers) if scope.numbers else None),
         disable=not progress,
         leave=progress,
     )
@@ -326,11 +345,11 @@ def _sync(cache, repo, state, since, limit, numbers, wait, api_url, token, progr
     job = _Pass(store, transport, repo_pk, repo_id, full_name, result, bar, has_token=has_token, log=log)
     status = "ok"
     try:
-        if numbers:
-            job.run_numbers([int(n) for n in numbers])
+        if scope.numbers:
+            job.run_numbers(list(scope.numbers))
         else:
             job.retry_failed()
-            job.run_listing(state=state, since=since, limit=limit)
+            job.run_listing(state=scope.state, since=scope.since, limit=scope.limit)
     except RateLimitStop as e:
         status = "stopped"
         result.reset_at = e.reset_at
@@ -523,6 +542,8 @@ class _Pass:
                     stop = True
                     self.result.stopped_reason = f"--limit {limit} reached; a rerun continues"
                     break
+                if int(item["number"]) in self.result.failed:
+                    continue  # failed once in this pass already (as an owed PR): it stays owed
                 if self.store.pr_updated_at(self.pk, int(item["number"])) == updated:
                     self.result.skipped_unchanged += 1
                     continue
