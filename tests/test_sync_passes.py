@@ -201,3 +201,14 @@ def test_a_stop_at_the_rate_limit_before_the_lookup_is_logged(gh, store, sleeps)
     runs = store.sync_runs()
     assert list(runs["status"]) == ["stopped"] and runs["repo"][0] == REPO
     assert int(runs["rest_requests"][0]) == 1 and "rate limit" in runs["note"][0]
+
+
+def test_a_v5_cursor_is_kept_only_when_it_was_a_full_history_pass(store):
+    import json
+
+    pk = store.upsert_repo(REPO, 1)
+    full = {"state": "all", "floor": None, "started_at": "2026-11-01T00:00:00Z", "page_url": "/x?page=3"}
+    since = dict(full, floor="2026-07-29T00:00:00Z")
+    for old, want in ((full, {"all": full}), (since, {})):
+        store.conn.execute("UPDATE repos SET cursor_json=? WHERE pk=?", (json.dumps(old), pk))
+        assert store.repo_state(REPO)["cursors"] == want
