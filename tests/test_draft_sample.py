@@ -47,7 +47,7 @@ def test_sample_digest_has_the_reference_layout(sample_store, tmp_path, lang):
     drafted, skipped = numbers[1:], numbers[0]
     if lang == "zh":
         res = draft_many(sample_store, REPO, drafted, lang=lang, progress=False)
-        assert all(r["action"] == "drafted (offline)" for r in res)
+        assert all(r.action == "drafted (offline)" for r in res.prs)
     text = export_digest(sample_store, REPO, lang=lang, output=tmp_path / "d.md").read_text(encoding="utf-8")
     assert text.startswith(f"# {REPO}\n\n## ")
     sections = re.split(r"(?m)^## ", text)[1:]
