@@ -63,6 +63,6 @@ def test_sample_digest_has_the_reference_layout(sample_store, tmp_path, lang):
         assert lead and parse_verdict(lead.group(1)), rest[:200]
         assert "`" in rest  # focus points name files and symbols
         b = parse_brief("### " + head + "\n" + rest, repo=REPO, number=0, lang="zh")
-        assert (
-            b.headline and b.summary and 1 <= len(b.focus) <= 4 and b.open_items and b.next_steps and b.draft
-        )
+        assert b.headline and b.summary and 1 <= len(b.focus) <= 4 and b.draft
+        # an empty section says nothing: no boilerplate stands in for it
+        assert "启发式未发现遗留项" not in rest and "无需后续动作" not in rest
