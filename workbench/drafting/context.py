@@ -417,8 +417,8 @@ class _Assembly:
                 if shown:
                     chosen[i] = shown
                     spent += used
-                if cut:
-                    clipped_files.add(i)
+                    if cut:
+                        clipped_files.add(i)
         spent += self._expand(chosen, patch_room - spent)
 
         key_shown = sum(len(v) for i, v in chosen.items() if i in keys)

@@ -70,24 +70,32 @@ def split_hunks(patch: str | None) -> list[tuple[str, bool]]:
 
 
 def trim_context(hunk: str, keep: int = CONTEXT_KEEP) -> str:
-    """The hunk with runs of unchanged lines longer than 2*keep cut to `keep` lines each side."""
+    """The hunk with each run of unchanged lines cut to `keep` lines next to a change (a marker says how
+    many went); runs too short to be worth a marker stay whole."""
     lines = hunk.split("\n")
     head, body = lines[0], lines[1:]
-    changed = [i for i, x in enumerate(body) if x[:1] in "+-" and x]
+    changed = [i for i, x in enumerate(body) if x[:1] in "+-\\" and x]
     if not changed:
         return hunk
     near = set()
     for i in changed:
         near.update(range(i - keep, i + keep + 1))
-    out, skipped = [head], 0
+    out, run = [head], []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            out.append(f" ⋯ {len(run)} unchanged lines")
+        else:
+            out.extend(run)
+        run.clear()
+
     for i, line in enumerate(body):
         if i in near or line[:1] in "+-\\":
-            if skipped:
-                out.append(f" ⋯ {skipped} unchanged line{'s' if skipped > 1 else ''}")
-                skipped = 0
+            flush()
             out.append(line)
         else:
-            skipped += 1
+            run.append(line)
+    flush()
     return "\n".join(out)
 
 
