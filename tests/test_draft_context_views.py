@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from workbench.analysis.model import Analysis, KeyFile
 from workbench.drafting.context import build_context
-from workbench.drafting.hunks import collapse_license, removed_summary, summarize_tests, trim_context
+from workbench.drafting.hunks import collapse_license, removed_summary, summary_of_tests, trim_context
 from workbench.records import PRRecord
 
 
@@ -66,7 +66,7 @@ def test_tests_show_as_names_and_asserts_unless_the_pr_is_about_tests():
         "@@ -0,0 +1,9 @@\n+import pytest\n+def helper():\n+    return 3\n+def test_ack_order():\n"
         "+    x = helper()\n+    assert x == 3\n+    assert_close(x, 3)\n+def test_timeout():\n+    assert True"
     )
-    view = summarize_tests(test_patch)
+    view = summary_of_tests(test_patch)
     assert view.startswith("[test file, shown as its tests and asserts]\n")
     assert "tests added or changed: test_ack_order, test_timeout" in view and "+ assert x == 3" in view
     assert "helper" not in view and "+ assert_close(x, 3)" in view and view.count("\n") == 4

@@ -127,7 +127,7 @@ def removed_summary(hunk: str) -> str:
     return f"{lines[0]}\n[deletion only: {len(removed)} lines removed{what if names else ''}]"
 
 
-def summarize_tests(patch: str | None) -> str:
+def summary_of_tests(patch: str | None) -> str:
     """A test file as its added test names and asserts: enough to see what is checked."""
     names, asserts = [], []
     for line in (patch or "").split("\n"):
@@ -213,7 +213,7 @@ def file_hunks(record: PRRecord, i: int, *, summarize_tests: bool) -> list[Hunk]
         return []
     if role == "test" and summarize_tests:
         whole = "\n".join(trim_context(t) for t, _ in split_hunks(f.get("patch")))
-        return [Hunk(i, 0, summarize_tests(f.get("patch")), False, int(f.get("additions") or 0), whole)]
+        return [Hunk(i, 0, summary_of_tests(f.get("patch")), False, int(f.get("additions") or 0), whole)]
     out = []
     for j, (text, del_only) in enumerate(split_hunks(f.get("patch"))):
         added = sum(1 for x in text.split("\n")[1:] if x.startswith("+"))
