@@ -70,7 +70,7 @@ FLOORS = {"title": 120, "description": 150}  # even a tiny budget shows the titl
 # kept free for the corrective user turn the LLM drafter may add after a wrong-language reply (the
 # drafter rebuilds the context smaller when the assistant turn it repeats does not fit)
 CORRECTION_RESERVE = 120
-KEY_SHARE = 0.6  # the key files' share of the patch room while other files wait for theirs
+KEY_SHARE = 0.7  # the key files' share of the patch room while other files wait for theirs
 MIN_FILE_SHARE = 200  # a file gets a look only with at least this many tokens: fewer files, each readable
 _MIDDLE_ROLES = {"config", "build", "test", "ci", "notebook"}
 

@@ -326,6 +326,7 @@ class LLMDrafter:
             left_out=ctx.left_out,
             clipped=ctx.clipped,
             examples_used=ctx.examples_used,
+            builtin_example=ctx.builtin_example,
         )
         usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         messages = list(ctx.messages)
