@@ -1,7 +1,9 @@
 """A loopback OpenAI-compatible server for the drafting tests: POST /v1/chat/completions only.
 
 Each test scripts the replies (a queue; the last one repeats) and then reads `server.requests` to
-see exactly what the client sent. Streaming follows the real wire format: `data: {chunk}\\n\\n` per
+see exactly what the client sent. A reply can also play the servers people run: a 422 for a
+response_format (TGI), a refused `temperature` (reasoning models), a template that needs alternating
+roles (many local models), a reply cut at the length limit, a stream that hangs half-way. Streaming follows the real wire format: `data: {chunk}\\n\\n` per
 delta, an optional usage chunk, then `data: [DONE]`.
 """
 
@@ -24,8 +26,13 @@ class Reply:
     delay: float = 0.0  # seconds before the response starts (a slow server)
     chunk_delay: float = 0.0  # seconds between streamed pieces
     chunk_size: int = 16
-    reject_response_format: str | None = None  # answer 400 if the request uses this response_format type
+    reject_response_format: str | None = None  # answer with `reject_status` if the request uses this type
+    reject_status: int = 400  # 400 (OpenAI, vLLM) or 422 (TGI: "Failed to deserialize the JSON body")
     usage: bool = True  # send a usage chunk / field
+    finish_reason: str = "stop"  # "length": the reply was cut at the token limit
+    refuse_params: tuple[str, ...] = ()  # answer 400 naming the first of these the request carries
+    alternating_roles: bool = False  # a chat template that raises unless user/assistant alternate
+    stall_after: float = 0.0  # a hung stream: send the first piece, then nothing for this many seconds
 
 
 def brief_json(lang: str = "zh", **over: Any) -> str:
@@ -60,6 +67,12 @@ def brief_json(lang: str = "zh", **over: Any) -> str:
     return json.dumps(d, ensure_ascii=False)
 
 
+def _alternates(messages: list[dict]) -> bool:
+    """What strict chat templates check: after an optional system turn, user and assistant alternate."""
+    roles = [m.get("role") for m in messages if m.get("role") != "system"]
+    return bool(roles) and roles[0] == "user" and all(a != b for a, b in zip(roles, roles[1:], strict=False))
+
+
 class FakeOpenAI:
     def __init__(self, replies: list[Reply] | None = None):
         self.replies: list[Reply] = list(replies or [Reply(brief_json())])
@@ -91,15 +104,22 @@ class FakeOpenAI:
                     time.sleep(reply.delay)
                 rf = (body.get("response_format") or {}).get("type")
                 if reply.reject_response_format and rf == reply.reject_response_format:
-                    return self._json(
-                        400,
-                        {
-                            "error": {
-                                "message": f"response_format {rf} is not supported",
-                                "type": "invalid_request_error",
-                            }
-                        },
+                    msg = (
+                        f"response_format {rf} is not supported"
+                        if reply.reject_status == 400
+                        else "Failed to deserialize the JSON body into the target type: unknown variant"
                     )
+                    return self._json(
+                        reply.reject_status, {"error": {"message": msg, "type": "invalid_request_error"}}
+                    )
+                refused = next((p for p in reply.refuse_params if p in body), None)
+                if refused:
+                    # what OpenAI says to a reasoning model's request with a sampling parameter
+                    msg = f"Unsupported parameter: '{refused}' is not supported with this model."
+                    return self._json(400, {"error": {"message": msg, "type": "invalid_request_error"}})
+                if reply.alternating_roles and not _alternates(body.get("messages") or []):
+                    msg = "Conversation roles must alternate user/assistant/user/assistant/..."
+                    return self._json(400, {"error": {"message": msg, "type": "BadRequestError"}})
                 if reply.status != 200:
                     return self._json(
                         reply.status,
@@ -122,7 +142,7 @@ class FakeOpenAI:
                         {
                             "index": 0,
                             "message": {"role": "assistant", "content": reply.content},
-                            "finish_reason": "stop",
+                            "finish_reason": reply.finish_reason,
                         }
                     ],
                 }
@@ -176,6 +196,8 @@ class FakeOpenAI:
                     for i in range(0, len(text), reply.chunk_size):
                         if reply.chunk_delay:
                             time.sleep(reply.chunk_delay)
+                        if reply.stall_after and i > 0:
+                            time.sleep(reply.stall_after)
                         send(
                             {
                                 **base,
@@ -188,7 +210,9 @@ class FakeOpenAI:
                                 ],
                             }
                         )
-                    send({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                    send(
+                        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}]}
+                    )
                     if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
                         send(
                             {

@@ -97,10 +97,8 @@ def test_parse_since():
 
 
 def test_draft_offline_saves_and_never_overwrites_a_human_edit(store):
-    res = draft_many(store, REPO, lang="zh", progress=False)
-    assert sorted(r["number"] for r in res) == [1, 2, 3] and all(
-        r["action"] == "drafted (offline)" for r in res
-    )
+    res = draft_many(store, REPO, lang="zh", progress=False).prs
+    assert sorted(r.number for r in res) == [1, 2, 3] and all(r.action == "drafted (offline)" for r in res)
     v = store.latest_brief(REPO, 1)
     assert v.source == "offline" and v.lang == "zh" and "_草稿（离线生成）" in v.text
     # a person edits #1 and marks #2 final
@@ -108,39 +106,39 @@ def test_draft_offline_saves_and_never_overwrites_a_human_edit(store):
     store.save_brief(REPO, 1, edited, source="human", base_version=v.version, lang="zh")
     v2 = store.latest_brief(REPO, 2)
     store.save_brief(REPO, 2, v2.text, source="offline", base_version=v2.version, lang="zh", is_final=True)
-    res = {r["number"]: r for r in draft_many(store, REPO, lang="zh", force=True, progress=False)}
-    assert res[1]["action"] == "kept: edited by a person"
-    assert res[2]["action"] == "kept: final"
-    assert res[3]["action"] == "drafted (offline)"
+    res = {r.number: r for r in draft_many(store, REPO, lang="zh", force=True, progress=False).prs}
+    assert res[1].action == "kept: edited by a person"
+    assert res[2].action == "kept: final"
+    assert res[3].action == "drafted (offline)"
     assert store.latest_brief(REPO, 1).text == edited
     # without --force an existing machine draft stays
-    again = {r["number"]: r for r in draft_many(store, REPO, lang="zh", progress=False)}
-    assert again[3]["action"].startswith("kept: a draft exists")
+    again = {r.number: r for r in draft_many(store, REPO, lang="zh", progress=False).prs}
+    assert again[3].action.startswith("kept: a draft exists")
 
 
 def test_llm_draft_replaces_offline_draft_and_keeps_it_on_failure(store):
     draft_many(store, REPO, numbers=[1, 2], lang="zh", progress=False)
     with FakeOpenAI([Reply(brief_json("zh"))]) as srv:
         settings = LLMSettings(model="m", base_url=srv.base_url, api_key="k", timeout=5, max_retries=0)
-        res = draft_many(store, REPO, numbers=[1], llm=True, lang="zh", settings=settings, progress=False)
-        assert res[0]["action"] == "drafted (llm)"
+        res = draft_many(store, REPO, numbers=[1], llm=True, lang="zh", settings=settings, progress=False).prs
+        assert res[0].action == "drafted (llm)"
         v = store.latest_brief(REPO, 1)
         assert v.source == "llm" and v.meta["model"] == "m" and v.meta["prompt_version"] and "usage" in v.meta
         srv.script(Reply(status=500))
-        res = draft_many(store, REPO, numbers=[2], llm=True, lang="zh", settings=settings, progress=False)
-        assert res[0]["error"] and store.latest_brief(REPO, 2).source == "offline"
+        res = draft_many(store, REPO, numbers=[2], llm=True, lang="zh", settings=settings, progress=False).prs
+        assert res[0].error and store.latest_brief(REPO, 2).source == "offline"
         # nothing drafted yet for #3: the failure saves the offline draft, with the reason
-        res = draft_many(store, REPO, numbers=[3], llm=True, lang="zh", settings=settings, progress=False)
+        res = draft_many(store, REPO, numbers=[3], llm=True, lang="zh", settings=settings, progress=False).prs
         v3 = store.latest_brief(REPO, 3)
         assert v3.source == "offline" and "500" in v3.meta["llm_error"]
 
 
 def test_show_context_prints_messages_and_calls_no_model(store):
     buf = io.StringIO()
-    res = draft_many(store, REPO, numbers=[1], show_context=True, budget=3000, out=buf, progress=False)
+    res = draft_many(store, REPO, numbers=[1], show_context=True, budget=3000, out=buf, progress=False).prs
     text = buf.getvalue()
     assert "===== system =====" in text and "===== user =====" in text
-    assert re.search(r"===== \d+ tokens \(o200k", text) and res[0]["tokens"] <= 3000
+    assert re.search(r"===== \d+ tokens \(o200k", text) and res[0].tokens <= 3000
     assert store.latest_brief(REPO, 1) is None
 
 

@@ -47,7 +47,7 @@ def test_sample_digest_has_the_reference_layout(sample_store, tmp_path, lang):
     drafted, skipped = numbers[1:], numbers[0]
     if lang == "zh":
         res = draft_many(sample_store, REPO, drafted, lang=lang, progress=False)
-        assert all(r["action"] == "drafted (offline)" for r in res)
+        assert all(r.action == "drafted (offline)" for r in res.prs)
     text = export_digest(sample_store, REPO, lang=lang, output=tmp_path / "d.md").read_text(encoding="utf-8")
     assert text.startswith(f"# {REPO}\n\n## ")
     sections = re.split(r"(?m)^## ", text)[1:]
@@ -63,6 +63,6 @@ def test_sample_digest_has_the_reference_layout(sample_store, tmp_path, lang):
         assert lead and parse_verdict(lead.group(1)), rest[:200]
         assert "`" in rest  # focus points name files and symbols
         b = parse_brief("### " + head + "\n" + rest, repo=REPO, number=0, lang="zh")
-        assert (
-            b.headline and b.summary and 1 <= len(b.focus) <= 4 and b.open_items and b.next_steps and b.draft
-        )
+        assert b.headline and b.summary and 1 <= len(b.focus) <= 4 and b.draft
+        # an empty section says nothing: no boilerplate stands in for it
+        assert "启发式未发现遗留项" not in rest and "无需后续动作" not in rest

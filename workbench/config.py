@@ -78,8 +78,10 @@ class LLMSettings:
     model: str | None
     base_url: str | None
     api_key: str | None
-    timeout: float = 120.0
-    max_retries: int = 3
+    timeout: float = 120.0  # seconds per request (a hung stream counts: no byte for this long)
+    max_retries: int = 2  # retries per request after a timeout, 429, 5xx or dropped connection
+    concurrency: int = 3  # PRs drafted at once by `workbench draft --llm`
+    breaker: int = 3  # consecutive PRs the server failed before the batch stops calling it
 
     @property
     def configured(self) -> bool:
@@ -104,6 +106,9 @@ def llm_settings(model: str | None = None) -> LLMSettings:
         base_url=os.environ.get("OPENAI_BASE_URL") or None,
         api_key=os.environ.get("OPENAI_API_KEY") or None,
         timeout=float(os.environ.get("WORKBENCH_LLM_TIMEOUT", "120")),
+        max_retries=int(os.environ.get("WORKBENCH_LLM_RETRIES", "2")),
+        concurrency=max(1, int(os.environ.get("WORKBENCH_LLM_CONCURRENCY", "3"))),
+        breaker=max(1, int(os.environ.get("WORKBENCH_LLM_BREAKER", "3"))),
     )
 
 

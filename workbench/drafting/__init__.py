@@ -1,9 +1,12 @@
 """Drafting reading briefs: the offline drafter, the LLM drafter, and the token-budgeted context.
 
 draft_offline(record, analysis, lang) -> Brief
-build_context(record, analysis, lang=..., budget=16000, examples=()) -> Context
+build_context(record, analysis, lang=..., budget=16000, examples=(), seed=None) -> Context
 LLMDrafter(settings).draft(record, analysis, lang=..., on_text=None, cancel=None) -> DraftResult
-draft_many(store, repo, ...)            # batch.py: what `workbench draft` runs
+draft_many(store, repo, ...) -> DraftSummary   # batch.py: what `workbench draft` runs
+
+context.py assembles; sections.py (description, heuristics, discussion, commits), hunks.py (how each
+file's patch is shown), fencing.py (the per-request fence tag) and prompts.py (the prompt files) feed it.
 """
 
 from __future__ import annotations

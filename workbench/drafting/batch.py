@@ -4,13 +4,23 @@ The one rule that matters: a re-run never overwrites a brief a person edited. A 
 version was saved by a person (source "human") or marked final is left alone, whatever the flags;
 a machine draft is redrafted only with --force (or when --llm replaces an offline draft). Saves name
 the version they replace (`base_version`), so an edit made meanwhile in a notebook wins.
+
+With --llm, PRs go to the model a few at a time (WORKBENCH_LLM_CONCURRENCY, default 3); after
+WORKBENCH_LLM_BREAKER (default 3) PRs in a row failed, the server is not called again in this run and
+the rest get the offline draft. Each request waits at most WORKBENCH_LLM_TIMEOUT seconds (default 120,
+a hung stream included) and is retried WORKBENCH_LLM_RETRIES times (default 2), so one PR costs at most
+(retries + 1) x timeout. The summary counts "by the model / fell back offline / kept"; the command
+exits 1 when any PR fell back, so a script notices a run where the model never answered.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -95,6 +105,65 @@ def _selection(store: Store, repo: str, numbers: Iterable[int] | None, since: st
     return found
 
 
+@dataclass
+class PRDraft:
+    """What happened to one PR in a batch."""
+
+    number: int
+    outcome: str  # model | fallback | offline | kept | shown
+    action: str  # the one line a person reads, e.g. "drafted (llm)", "kept: edited by a person"
+    version: int | None = None
+    error: str | None = None  # why the model's draft is missing (outcome "fallback")
+    tokens: int | None = None  # the context's size (outcome "shown")
+    left_out: list[str] = field(default_factory=list)  # files the model would not see (outcome "shown")
+
+
+@dataclass
+class DraftSummary:
+    repo: str
+    prs: list[PRDraft]
+    breaker_open: bool = False  # the server failed `breaker` PRs in a row: the rest were not sent
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for p in self.prs if p.outcome == outcome)
+
+    @property
+    def fell_back(self) -> int:
+        return self.count("fallback")
+
+    def line(self) -> str:
+        """'3 by the model, 1 fell back offline, 2 kept' (only the parts that happened)."""
+        parts = [
+            (self.count("model"), "by the model"),
+            (self.fell_back, "fell back offline"),
+            (self.count("offline"), "drafted offline"),
+            (self.count("kept"), "kept"),
+            (self.count("shown"), "contexts shown"),
+        ]
+        text = ", ".join(f"{n} {what}" for n, what in parts if n) or "no PRs selected"
+        return text + (
+            "; the server failed too often in a row, the rest were not sent" if self.breaker_open else ""
+        )
+
+
+class Breaker:
+    """Stops calling a server after `limit` consecutive PRs failed: a dead or hung server then costs
+    `limit` PRs' worth of timeouts, not every PR's. Shared by the batch's threads."""
+
+    def __init__(self, limit: int):
+        self.limit = max(1, limit)
+        self.failures = 0
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> bool:
+        return self.failures >= self.limit
+
+    def record(self, ok: bool) -> None:
+        with self._lock:
+            self.failures = 0 if ok else self.failures + 1
+
+
 def draft_many(
     store: Store,
     repo: str,
@@ -110,8 +179,14 @@ def draft_many(
     show_context: bool = False,
     drafter=None,
     out=None,
-) -> list[dict[str, Any]]:
-    """Draft briefs for a selection of cached PRs; one result dict per PR (number, action, version, error)."""
+    concurrency: int | None = None,
+    seed: int | None = None,
+) -> DraftSummary:
+    """Draft briefs for a selection of cached PRs.
+
+    Model calls run `concurrency` at a time (default: the settings', 3); after `settings.breaker`
+    consecutive failures the remaining PRs are not sent and get the offline draft. Saving stays on
+    this thread (one SQLite connection). `seed` fixes the fence tag of shown contexts (golden files)."""
     from tqdm.auto import tqdm
 
     out = out or sys.stdout
@@ -129,79 +204,119 @@ def draft_many(
         if not settings.configured:
             raise WorkbenchError(f"--llm: {settings.why_not()}")
         drafter = LLMDrafter(settings, budget=budget, examples=examples)
+    settings = settings or getattr(drafter, "settings", None)
+    workers = max(1, int(concurrency or getattr(settings, "concurrency", 3)))
+    breaker = Breaker(int(getattr(settings, "breaker", 3)))
 
-    results: list[dict[str, Any]] = []
-    bar = tqdm(nums, desc=f"draft {repo}", unit="PR", disable=not progress or show_context, file=sys.stderr)
-    for n in bar:
+    summary = DraftSummary(repo, [])
+    bar = tqdm(
+        total=len(nums),
+        desc=f"draft {repo}",
+        unit="PR",
+        disable=not progress or show_context,
+        file=sys.stderr,
+    )
+
+    def done(row: PRDraft) -> None:
+        summary.prs.append(row)
+        bar.update(1)
+        bar.set_postfix_str(
+            f"model {summary.count('model')} · fell back {summary.fell_back} · kept {summary.count('kept')}"
+            + (" · server off (breaker)" if breaker.open else "")
+        )
+
+    jobs = []  # (record, analysis, latest) for the model
+    for n in nums:
         rec = store.pr(repo, n)
         analysis = _analyze(rec, conv, known)
         if show_context:
-            ctx = build_context(rec, analysis, lang=lang, budget=budget, examples=examples)
+            ctx = build_context(rec, analysis, lang=lang, budget=budget, examples=examples, seed=seed)
             print(f"########## {repo}#{n}", file=out)
             print(ctx.render(), file=out)
-            results.append({"number": n, "action": "shown", "tokens": ctx.tokens, "left_out": ctx.left_out})
+            done(PRDraft(n, "shown", "shown", tokens=ctx.tokens, left_out=ctx.left_out))
             continue
         latest = store.latest_brief(repo, n)
-        row: dict[str, Any] = {
-            "number": n,
-            "action": None,
-            "version": latest.version if latest else None,
-            "error": None,
-        }
-        results.append(row)
         if latest is not None and (latest.source == "human" or latest.is_final):
-            row["action"] = "kept: edited by a person" if latest.source == "human" else "kept: final"
+            why = "kept: edited by a person" if latest.source == "human" else "kept: final"
+            done(PRDraft(n, "kept", why, latest.version))
             continue
         if latest is not None and not force and not (llm and latest.source == "offline"):
-            row["action"] = "kept: a draft exists (use --force to redraft)"
+            done(PRDraft(n, "kept", "kept: a draft exists (use --force to redraft)", latest.version))
             continue
-        meta: dict[str, Any] = {"areas": analysis.areas, "verdict": analysis.verdict}
         if llm:
-            res = drafter.draft(rec, analysis, lang=lang)
-            meta.update(res.meta)
-            if res.brief is None:
-                row["error"] = res.error
-                if latest is not None:
-                    row["action"] = "kept: the model failed, the existing draft stays"
-                    continue
-                brief = res.offline or draft_offline(rec, analysis, lang)
-                meta["llm_error"] = res.error
-            else:
-                brief = res.brief
+            jobs.append((rec, analysis, latest))
         else:
-            brief = draft_offline(rec, analysis, lang)
-        try:
-            row["version"] = store.save_brief(
-                repo,
-                n,
-                render_brief(brief),
-                source=brief.source,
-                base_version=latest.version if latest else None,
-                brief=brief.to_dict(),
-                lang=lang,
-                meta=meta,
+            done(_save(store, rec, analysis, latest, draft_offline(rec, analysis, lang), lang, {}))
+
+    def call(job):
+        rec, analysis, _latest = job
+        if breaker.open:
+            from .llm import DraftResult
+
+            why = f"not sent: the server failed {breaker.limit} PRs in a row (check it, then rerun)"
+            return job, DraftResult(None, f"{why}; the offline draft is kept", {"error": why}, None)
+        res = drafter.draft(rec, analysis, lang=lang)
+        breaker.record(res.brief is not None)
+        return job, res
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for fut in as_completed([pool.submit(call, job) for job in jobs]):
+            (rec, analysis, latest), res = fut.result()
+            meta = dict(res.meta)
+            if res.brief is not None:
+                done(_save(store, rec, analysis, latest, res.brief, lang, meta))
+                continue
+            if latest is not None:
+                done(
+                    PRDraft(
+                        rec.number,
+                        "fallback",
+                        "kept: the model failed, the existing draft stays",
+                        latest.version,
+                        res.error,
+                    )
+                )
+                continue
+            meta["llm_error"] = res.error
+            row = _save(
+                store, rec, analysis, latest, res.offline or draft_offline(rec, analysis, lang), lang, meta
             )
-            row["action"] = f"drafted ({brief.source})"
-        except (
-            StaleEditError
-        ) as e:  # a person saved meanwhile: their text wins, ours is kept as a conflict copy
-            row["action"] = "kept: edited meanwhile"
-            row["error"] = str(e)
-    return results
+            if row.outcome == "offline":  # saved: the offline draft stands in for the model's
+                row.outcome, row.error = "fallback", res.error
+            done(row)
+    bar.close()
+    summary.breaker_open = breaker.open
+    order = {n: i for i, n in enumerate(nums)}
+    summary.prs.sort(key=lambda p: order.get(p.number, 0))
+    return summary
 
 
-def _summary(results: list[dict[str, Any]]) -> str:
-    counts: dict[str, int] = {}
-    for r in results:
-        key = (r["action"] or "").split(" (")[0] if r["action"].startswith("drafted") else r["action"]
-        counts[key] = counts.get(key, 0) + 1
-    return "; ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "no PRs selected"
+def _save(store: Store, rec, analysis, latest, brief, lang: str, meta: dict[str, Any]) -> PRDraft:
+    meta = {"areas": analysis.areas, "verdict": analysis.verdict, **meta}
+    try:
+        version = store.save_brief(
+            rec.repo,
+            rec.number,
+            render_brief(brief),
+            source=brief.source,
+            base_version=latest.version if latest else None,
+            brief=brief.to_dict(),
+            lang=lang,
+            meta=meta,
+        )
+    except StaleEditError as e:  # a person saved meanwhile: their text wins, ours is kept as a conflict copy
+        return PRDraft(
+            rec.number, "kept", "kept: edited meanwhile", latest.version if latest else None, str(e)
+        )
+    outcome = "model" if brief.source == "llm" else "offline"
+    return PRDraft(rec.number, outcome, f"drafted ({brief.source})", version)
 
 
 def run_draft_cli(args) -> int:
+    """Thin glue: call draft_many, print the failures and the summary; exit 1 when any PR fell back."""
     store = open_cache(args.cache)
     settings = llm_settings(getattr(args, "model", None)) if args.llm else None
-    results = draft_many(
+    summary = draft_many(
         store,
         args.repo,
         args.number,
@@ -213,14 +328,15 @@ def run_draft_cli(args) -> int:
         settings=settings,
         show_context=args.show_context,
         progress=not args.show_context,
+        concurrency=getattr(args, "concurrency", None),
     )
     if args.show_context:
         return 0
-    for r in results:
-        if r["error"]:
-            print(f"#{r['number']}: {r['error']}", file=sys.stderr)
-    print(f"{args.repo}: {_summary(results)}")
-    return 0
+    for p in summary.prs:
+        if p.error:
+            print(f"#{p.number}: {p.error}", file=sys.stderr)
+    print(f"{args.repo}: {summary.line()}")
+    return 1 if summary.fell_back else 0
 
 
 def run_digest_cli(args) -> int:

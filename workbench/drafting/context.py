@@ -1,11 +1,14 @@
-"""The model's input under a token budget: what it sees, in priority order, and what it did not see.
+"""The model's input under a token budget: what a reader of the brief needs, in that order, and what
+the model did not see.
 
-Order (PR-Agent's lesson: say what was left out, or a partial review looks complete):
-title; description without template boilerplate; discussion (bots and duplicates dropped); our
-heuristics summary; cross-referenced PRs; the team's final briefs as style examples (nearest by area);
-then the key files' hunks (each with its enclosing-function @@ header), other files' hunks,
-deletion-only hunks last; every file not shown is listed with its stats, and the prompt names the
-files left out or clipped. Every piece of PR text is fenced as data.
+Order and budget follow what the brief needs (issue 12): the description (boilerplate stripped); our
+heuristics with their open items and risk evidence first; the key files' added code with the
+enclosing function in each @@ line; the discussion with each thread's status and the code an inline
+comment points at; commit messages; cross-referenced PRs; style examples (the team's final briefs, or
+the built-in one); then the other files. Patches are made cheap before they are cut: unchanged context
+trimmed, deletion-only hunks collapsed to what was removed, tests shown as names and asserts unless
+the PR is about tests (see hunks.py). Every file not shown is listed with its stats and the prompt
+says what was left out. Every piece of PR text sits inside a fence whose tag is random per request.
 
 Pure: record + analysis in, messages out. Counting is exact (o200k via bpe-openai).
 """
@@ -15,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..analysis.model import Analysis
@@ -23,35 +25,54 @@ from ..brief import check_lang
 from ..config import WorkbenchError
 from ..records import PRRecord
 from . import tokens
+from .fencing import Fence, new_fence
+from .hunks import effective_role, file_hunks, file_order, pr_shape, split_hunks
+from .prompts import builtin_example, labels, prompt_version, response_schema, system_prompt
+from .sections import (
+    commits_text,
+    crossref_text,
+    description_text,
+    discussion_items,
+    heuristics_text,
+    strip_template,
+)
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+__all__ = [
+    "DEFAULT_BUDGET",
+    "Context",
+    "Example",
+    "build_context",
+    "crossref_text",
+    "description_text",
+    "discussion_items",
+    "heuristics_text",
+    "prompt_version",
+    "response_schema",
+    "split_hunks",
+    "strip_template",
+    "system_prompt",
+]
+
 DEFAULT_BUDGET = 16000
 
-# Share of the budget (after the system prompt) each text section may take at most; what a section
-# does not use flows on to the patches.
+# Share of the budget (after the instructions) each text section may take at most; what a section does
+# not use flows on to the patches.
 CAPS = {
     "title": 0.02,
-    "description": 0.22,
-    "discussion": 0.14,
-    "heuristics": 0.08,
+    "description": 0.16,
+    "heuristics": 0.12,
+    "discussion": 0.12,
+    "commits": 0.05,
     "crossrefs": 0.03,
-    "examples": 0.15,
+    "examples": 0.12,
 }
 FLOORS = {"title": 120, "description": 150}  # even a tiny budget shows the title and the description's start
-# kept free for the one corrective message the LLM drafter may add after a wrong-language reply
+# kept free for the corrective user turn the LLM drafter may add after a wrong-language reply (the
+# drafter rebuilds the context smaller when the assistant turn it repeats does not fit)
 CORRECTION_RESERVE = 120
-MAX_HUNK_SHARE = 0.4  # one hunk never takes more than this share of the patch budget: clipped instead
-_ROLE_ORDER = {"code": 0, "test": 1, "config": 2, "build": 3, "ci": 4, "notebook": 5, "docs": 6, "data": 7}
-_NO_PATCH_ROLES = {"generated", "binary"}
-BOT_LOGINS = {
-    "codecov",
-    "github-actions",
-    "dependabot",
-    "coderabbitai",
-    "gemini-code-assist",
-    "copilot",
-    "mergify",
-}
+KEY_SHARE = 0.7  # the key files' share of the patch room while other files wait for theirs
+MIN_FILE_SHARE = 200  # a file gets a look only with at least this many tokens: fewer files, each readable
+_MIDDLE_ROLES = {"config", "build", "test", "ci", "notebook"}
 
 
 @dataclass
@@ -76,8 +97,10 @@ class Context:
     sections: dict[str, int] = field(default_factory=dict)  # section -> tokens
     key_hunks_total: int = 0
     key_hunks_shown: int = 0
-    examples_used: list[int] = field(default_factory=list)
+    examples_used: list[int] = field(default_factory=list)  # team briefs used; [] with the built-in one
+    builtin_example: bool = False  # the built-in example stood in for missing team briefs
     reserved: int = 0  # tokens kept for the response schema sent beside the messages
+    fence_tag: str = ""  # this request's random fence tag
 
     def render(self) -> str:
         """The exact messages, for `--show-context` and the UI."""
@@ -91,222 +114,15 @@ class Context:
         return "\n".join(out)
 
 
-# ---- prompt files ------------------------------------------------------------------------------------
-def prompt_version() -> str:
-    return (PROMPTS_DIR / "VERSION").read_text(encoding="utf-8").strip()
-
-
-def system_prompt(lang: str) -> str:
-    return (PROMPTS_DIR / f"system_{check_lang(lang)}.md").read_text(encoding="utf-8").strip()
-
-
-def response_schema() -> dict[str, Any]:
-    return json.loads((PROMPTS_DIR / "brief_schema.json").read_text(encoding="utf-8"))
-
-
-def _labels(lang: str) -> dict[str, str]:
-    return json.loads((PROMPTS_DIR / "user_labels.json").read_text(encoding="utf-8"))[lang]
-
-
-# ---- fencing -----------------------------------------------------------------------------------------
-def fence(text: str, info: str = "untrusted") -> str:
-    """A code block the text cannot close: the fence is longer than any backtick run inside."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{text.rstrip()}\n{ticks}"
-
-
-# ---- the PR's own text ---------------------------------------------------------------------------------
-_COMMENT_RX = re.compile(r"<!--.*?-->", re.S)
-_UNCHECKED_RX = re.compile(r"^\s*[-*]\s*\[ \]\s.*$", re.M)
-
-
-def strip_template(body: str) -> str:
-    """The description without template boilerplate: HTML comments, unticked checklists, empty headings."""
-    text = _COMMENT_RX.sub("", body or "")
-    text = _UNCHECKED_RX.sub("", text)
-    lines = text.replace("\r\n", "\n").split("\n")
-    out: list[str] = []
-    for i, line in enumerate(lines):
-        if re.match(r"^\s*#{1,6}\s", line):
-            # a heading followed only by blank lines until the next heading: an unfilled template section
-            rest = next((x for x in lines[i + 1 :] if x.strip()), None)
-            if rest is None or re.match(r"^\s*#{1,6}\s", rest):
-                continue
-        out.append(line)
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
-
-
-def description_text(record: PRRecord, analysis: Analysis | None) -> str:
-    d = (analysis.description if analysis else None) or {}
-    for key in ("text", "stripped", "body"):
-        if isinstance(d.get(key), str) and d[key].strip():
-            return d[key].strip()
-    return strip_template(record.body)
-
-
-def _login(obj: dict) -> str:
-    user = obj.get("user")
-    return (user.get("login") if isinstance(user, dict) else None) or "ghost"
-
-
-def is_bot(obj: dict) -> bool:
-    user = obj.get("user") if isinstance(obj.get("user"), dict) else {}
-    login = (user.get("login") or "").lower()
-    return user.get("type") == "Bot" or login.endswith("[bot]") or login in BOT_LOGINS
-
-
-def discussion_items(record: PRRecord) -> list[str]:
-    """One line per human comment or review, oldest first; bots, empty and duplicate texts dropped."""
-    seen: set[str] = set()
-    items: list[tuple[str, str]] = []
-    rows = [(c.get("created_at") or "", "comment", c) for c in record.issue_comments]
-    rows += [(r.get("submitted_at") or "", "review", r) for r in record.reviews]
-    rows += [(c.get("created_at") or "", "inline", c) for c in record.review_comments]
-    rows.sort(key=lambda r: r[0])
-    for when, kind, c in rows:
-        body = (c.get("body") or "").strip()
-        state = c.get("state") if kind == "review" else None
-        if is_bot(c) or (not body and state not in ("CHANGES_REQUESTED", "APPROVED")):
-            continue
-        key = re.sub(r"\s+", " ", body).lower()
-        if body and key in seen:
-            continue
-        seen.add(key)
-        where = (
-            f" on {c.get('path')}:{c.get('line') or c.get('original_line') or ''}" if kind == "inline" else ""
-        )
-        what = f" ({state})" if state else ""
-        items.append((when, f"- @{_login(c)}{what}{where}: {body}"))
-    return [x for _, x in items]
-
-
-def heuristics_text(analysis: Analysis | None) -> str:
-    if analysis is None:
-        return ""
-    a = analysis
-    lines = [f"verdict: {a.verdict}; effort {a.effort}/5; about {a.minutes} min"]
-    if a.audience:
-        lines.append(f"audience: {a.audience}")
-    if a.deciding:
-        lines.append("deciding signals: " + "; ".join(a.deciding))
-    if a.areas:
-        lines.append("areas: " + ", ".join(a.areas))
-    for s in a.signals[:8]:
-        ev = "; ".join(
-            f"{e.file or 'text'}{':' + str(e.line) if e.line else ''}: {e.text}" for e in s.evidence[:2]
-        )
-        lines.append(f"signal {s.name} ({s.weight:+.1f}): {s.label}" + (f" — {ev}" if ev else ""))
-    for k in a.key_files[:6]:
-        sym = f" symbols: {', '.join(k.symbols[:6])}" if k.symbols else ""
-        lines.append(f"key file {k.filename} ({k.role}, +{k.additions}/−{k.deletions}): {k.reason}.{sym}")
-    if a.key_symbols:
-        lines.append("key symbols: " + ", ".join(a.key_symbols[:12]))
-    for item in a.open_items[:6]:
-        lines.append(f"open: {item}")
-    for key in ("root_cause", "test_plan", "numbers", "followups"):
-        v = a.description.get(key)
-        if v:
-            lines.append(f"description {key}: {_flat(v)}")
-    for key, v in a.discussion.items():
-        if v and key != "text":
-            lines.append(f"discussion {key}: {_flat(v)}")
-    if a.truncated:
-        lines.append("data gaps: " + "; ".join(a.truncated))
-    return "\n".join(lines)
-
-
-def _flat(v: Any) -> str:
-    if isinstance(v, list | tuple):
-        return " | ".join(str(x) for x in v[:6])
-    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-
-
-def crossref_text(analysis: Analysis | None) -> str:
-    if analysis is None:
-        return ""
-    return "\n".join(
-        f"- {x.name} ({x.relation}): {x.title or 'title unknown'} [{x.state or 'state unknown'}]"
-        for x in analysis.cross_refs
-    )
-
-
-# ---- hunks --------------------------------------------------------------------------------------------
-@dataclass
-class _Hunk:
-    file_idx: int
-    idx: int
-    text: str  # "@@ ... @@ section" + lines
-    deletion_only: bool
-    tokens: int = -1
-
-
-def split_hunks(patch: str | None) -> list[tuple[str, bool]]:
-    """(hunk text with its @@ header, deletion-only?) per hunk; fast string splitting, no full parse."""
-    if not patch:
-        return []
-    parts = re.split(r"(?m)^(?=@@ )", patch.replace("\r\n", "\n"))
-    out = []
-    for part in parts:
-        if not part.startswith("@@"):
-            continue
-        body = part.split("\n")[1:]
-        adds = any(x.startswith("+") for x in body)
-        dels = any(x.startswith("-") for x in body)
-        out.append((part.rstrip("\n"), dels and not adds))
-    return out
-
-
-def _role(filename: str) -> str:
-    try:
-        from ..analysis.diff import file_role
-
-        return file_role(filename)
-    except Exception:  # the diff model is optional here: a plain guess is enough to order files
-        return "code"
-
-
-def _file_order(record: PRRecord, analysis: Analysis | None) -> tuple[list[int], set[int]]:
-    key_names = [k.filename for k in (analysis.key_files if analysis else [])]
-    index = {f.get("filename"): i for i, f in enumerate(record.files)}
-    key_idx = [index[n] for n in key_names if n in index]
-    keys = set(key_idx)
-    rest = [i for i in range(len(record.files)) if i not in keys]
-
-    def rank(i: int) -> tuple:
-        f = record.files[i]
-        size = int(f.get("additions") or 0) + int(f.get("deletions") or 0)
-        return (_ROLE_ORDER.get(_role(f.get("filename") or ""), 9), -size, f.get("filename") or "")
-
-    rest.sort(key=rank)
-    return key_idx + rest, keys
-
-
-def _stat_line(f: dict, note: str = "") -> str:
-    status = f.get("status") or "modified"
-    name = f.get("filename") or "?"
-    if f.get("previous_filename") and status == "renamed":
-        name = f"{f['previous_filename']} -> {name}"
-    extra = f"; {note}" if note else ""
-    return f"- {name} ({_role(f.get('filename') or '')}, {status}, +{int(f.get('additions') or 0)}/−{int(f.get('deletions') or 0)}{extra})"
-
-
-# ---- assembly -------------------------------------------------------------------------------------------
-def _section(title: str, body: str, info: str = "untrusted") -> str:
-    return f"## {title}\n{fence(body, info)}" if body.strip() else ""
-
-
-def _clip_section(title: str, body: str, cap: int, clipped_names: list[str], name: str) -> str:
-    if not body.strip() or cap <= 40:
-        if body.strip():
-            clipped_names.append(name)
-        return ""
-    text = _section(title, body)
-    if tokens.count(text) <= cap:
-        return text
-    clipped_names.append(name)
-    inner, _ = tokens.clip(body, max(0, cap - 40))
-    return _section(title + " (clipped to fit the budget)", inner + "\n[… clipped]")
+def _untrusted_texts(record: PRRecord, examples) -> list[str]:
+    """Every piece of PR text that goes into the prompt: the fence tag must occur in none of them."""
+    texts = [record.title, record.body, record.author or ""]
+    for group in (record.issue_comments, record.reviews, record.review_comments):
+        texts += [(c.get("body") or "") + (c.get("diff_hunk") or "") + (c.get("path") or "") for c in group]
+    texts += [str((c.get("commit") or {}).get("message") or c.get("message") or "") for c in record.commits]
+    texts += [(f.get("filename") or "") + (f.get("patch") or "") for f in record.files]
+    texts += [e.text for e in examples]
+    return texts
 
 
 def _pick_examples(examples, analysis: Analysis | None, number: int) -> list[Example]:
@@ -323,130 +139,378 @@ def build_context(
     lang: str,
     budget: int = DEFAULT_BUDGET,
     examples=(),
+    seed: int | None = None,
 ) -> Context:
+    """The messages for one PR within `budget` tokens (schema and a correction turn kept free).
+
+    `seed` makes the fence tag reproducible (golden files, tests); leave it None in production.
+    """
     lang = check_lang(lang)
-    labels = _labels(lang)
+    examples = list(examples)
+    fence = new_fence(_untrusted_texts(record, examples), seed)
+    words = {k: v.format(open=fence.opener, close=fence.closer) for k, v in labels(lang).items()}
     system = system_prompt(lang)
-    reserved = tokens.count(json.dumps(response_schema(), ensure_ascii=False)) + CORRECTION_RESERVE
+    reserved = tokens.count(json.dumps(response_schema(lang), ensure_ascii=False)) + CORRECTION_RESERVE
     base_msgs = [
         {"role": "system", "content": system},
-        {"role": "user", "content": labels["intro"] + "\n\n" + labels["reply"]},
+        {"role": "user", "content": words["intro"] + "\n\n" + words["reply"]},
     ]
     fixed = tokens.count_messages(base_msgs) + reserved + 64  # 64: the join newlines and the header line
     if fixed > budget:
         raise WorkbenchError(
-            f"a {budget}-token budget cannot hold even the instructions ({fixed} tokens): use --budget {fixed + 2000} or more"
+            f"a {budget}-token budget cannot hold even the instructions ({fixed} tokens): "
+            f"use --budget {fixed + 2000} or more"
         )
     room = budget - fixed
-    first = _fit(record, analysis, lang, budget, examples, system, labels, reserved, room, extra=0)
+    asm = _Assembly(record, analysis, lang, budget, examples, system, words, reserved, room, fence)
+    first = asm.fit(extra=0)
     slack = budget - first["total"] - reserved
     if first["section_notes"] and slack > 150:
         # a section was clipped to its cap but the diff did not need the room: give it the slack
-        extra = (slack - 100) // len(first["section_notes"])
-        first = _fit(record, analysis, lang, budget, examples, system, labels, reserved, room, extra=extra)
-    parts, messages, total = first["parts"], first["messages"], first["total"]
-    diff_part, stats_part, left_out, clipped = (
-        first["diff"],
-        first["stats"],
-        first["left_out"],
-        first["clipped"],
-    )
-    key_total, key_shown, chosen = first["key_total"], first["key_shown"], first["chosen"]
-    sections: dict[str, int] = {}
-    for name, text in parts:
-        sections[name] = tokens.count(text)
-    sections["diff"] = tokens.count(diff_part)
-    sections["file_stats"] = tokens.count(stats_part)
+        first = asm.fit(extra=(slack - 100) // len(first["section_notes"]))
+    sections = {name: tokens.count(text) for name, text in first["parts"]}
     return Context(
-        messages=messages,
-        tokens=total,
+        messages=first["messages"],
+        tokens=first["total"],
         budget=budget,
         lang=lang,
         prompt_version=prompt_version(),
-        left_out=left_out,
-        clipped=clipped,
+        left_out=first["files"].left_out,
+        clipped=first["files"].clipped,
         sections=sections,
-        key_hunks_total=key_total,
-        key_hunks_shown=key_shown,
-        examples_used=[n for n, _ in chosen],
+        key_hunks_total=first["files"].key_total,
+        key_hunks_shown=first["files"].key_shown,
+        examples_used=first["examples_used"],
+        builtin_example=first["builtin"],
         reserved=reserved,
+        fence_tag=fence.tag,
     )
 
 
-def _fit(
-    record, analysis, lang, budget, examples, system, labels, reserved, room, *, extra: int
-) -> dict[str, Any]:
-    """One assembly: text sections within their caps (+extra), examples, then files in what is left."""
-    section_notes: list[str] = []
+@dataclass
+class _Files:
+    key_diff: str
+    other_diff: str
+    stats: str
+    left_out: list[str]
+    clipped: list[str]
+    key_total: int
+    key_shown: int
 
-    f_count = len(record.files)
-    author = re.sub(r"[^A-Za-z0-9_.\-\[\]]", "", record.author or "ghost")
-    header = (
-        f"## PR\n{record.repo}#{record.number} · {record.state} · @{author} · "
-        f"+{record.additions}/−{record.deletions} · {f_count} files"
-        + (" (GitHub lists at most 3,000: more exist)" if record.files_truncated else "")
-    )
-    parts: list[tuple[str, str]] = [("header", header)]
-    plan = [
-        ("title", "Title", record.title),
-        ("description", "Description (template boilerplate removed)", description_text(record, analysis)),
-        ("discussion", "Discussion (bots and duplicates dropped)", "\n".join(discussion_items(record))),
-        (
-            "heuristics",
-            "Heuristics (our pre-analysis; file names and quotes come from the PR)",
-            heuristics_text(analysis),
-        ),
-        ("crossrefs", "Cross-referenced PRs", crossref_text(analysis)),
-    ]
-    for name, title, body in plan:
-        cap = max(int(room * CAPS[name]), FLOORS.get(name, 0)) + extra
-        text = _clip_section(title, body, cap, section_notes, name)
-        if text:
-            parts.append((name, text))
-    used = sum(tokens.count(t) + 1 for _, t in parts)
 
-    # style examples: nearest by area first, whole examples only, within their cap
-    ex_cap = min(int(room * CAPS["examples"]), max(0, room - used) // 3)
-    ex_used, chosen = 0, []
-    for ex in _pick_examples(examples, analysis, record.number):
-        block = f"### Example: a final brief for #{ex.number}\n{fence(ex.text, 'untrusted example')}"
-        n = tokens.count(block) + 1
-        if ex_used + n <= ex_cap:
-            chosen.append((ex.number, block))
-            ex_used += n
-    if chosen:
-        intro = "## The team's final briefs (follow their style and tone, not their content)"
-        parts.append(("examples", intro + "\n" + "\n".join(b for _, b in chosen)))
-        used += tokens.count(parts[-1][1]) + 1
+class _Assembly:
+    """One PR's context, assembled at a given extra allowance for the clipped text sections."""
 
-    files_room = max(0, room - used)
-    # exact check; the parts were counted one by one, so re-assemble the files smaller until the whole fits
-    for _attempt in range(8):
-        diff_part, stats_part, left_out, clipped, key_total, key_shown = _assemble_files(
-            record, analysis, files_room
+    def __init__(self, record, analysis, lang, budget, examples, system, words, reserved, room, fence: Fence):
+        self.record, self.analysis, self.lang, self.budget = record, analysis, lang, budget
+        self.examples, self.system, self.words = examples, system, words
+        self.reserved, self.room, self.fence = reserved, room, fence
+        self.shape = pr_shape(record, analysis)
+        self.order, self.keys = file_order(record, analysis, self.shape)
+        self.hunks = {
+            i: file_hunks(record, i, summarize_tests=not self.shape.about_tests and i not in self.keys)
+            for i in self.order
+        }
+        # each hunk view's token count (+1 for its newline), counted once: assembly runs several times
+        self.cost = {i: [tokens.count(h.text) + 1 for h in hs] for i, hs in self.hunks.items()}
+
+    def _section(self, title: str, body: str, kind: str) -> str:
+        return f"## {title}\n{self.fence(body, kind)}" if body.strip() else ""
+
+    def _clip_section(self, title: str, body: str, kind: str, cap: int, notes: list[str], name: str) -> str:
+        if not body.strip():
+            return ""
+        if cap <= 40:
+            notes.append(name)
+            return ""
+        text = self._section(title, body, kind)
+        if tokens.count(text) <= cap:
+            return text
+        notes.append(name)
+        inner, _ = tokens.clip(body, max(0, cap - 40))
+        return self._section(title + " (clipped to fit the budget)", inner + "\n[… clipped]", kind)
+
+    def fit(self, *, extra: int) -> dict[str, Any]:
+        rec, room = self.record, self.room
+        notes: list[str] = []
+        author = re.sub(r"[^A-Za-z0-9_.\-\[\]]", "", rec.author or "ghost")
+        header = (
+            f"## PR\n{rec.repo}#{rec.number} · {rec.state} · @{author} · "
+            f"+{rec.additions}/−{rec.deletions} · {len(rec.files)} files"
+            + (" (GitHub lists at most 3,000: more exist)" if rec.files_truncated else "")
         )
-        body_parts = [t for _, t in parts] + [diff_part, _notes(left_out, clipped, section_notes), stats_part]
-        user = labels["intro"] + "\n\n" + "\n\n".join(p for p in body_parts if p) + "\n\n" + labels["reply"]
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        total = tokens.count_messages(messages)
-        if total + reserved <= budget:
+        plan = [
+            ("title", "Title", rec.title, "title"),
+            (
+                "description",
+                "Description (template boilerplate removed)",
+                description_text(rec, self.analysis),
+                "description",
+            ),
+            (
+                "heuristics",
+                "Heuristics (hints from pattern matching, can be wrong; open items and risk evidence first)",
+                heuristics_text(self.analysis),
+                "heuristics",
+            ),
+            (
+                "discussion",
+                "Discussion (bots and duplicates dropped; inline comments with thread status and the code they point at)",
+                "\n".join(discussion_items(rec)),
+                "discussion",
+            ),
+            ("commits", "Commit messages", commits_text(rec), "commits"),
+            ("crossrefs", "Cross-referenced PRs", crossref_text(self.analysis), "crossrefs"),
+        ]
+        texts: dict[str, str] = {"header": header}
+        for name, title, body, kind in plan:
+            cap = max(int(room * CAPS[name]), FLOORS.get(name, 0)) + extra
+            text = self._clip_section(title, body, kind, cap, notes, name)
+            if text:
+                texts[name] = text
+        used = sum(tokens.count(t) + 1 for t in texts.values())
+
+        # style examples: the team's final briefs nearest by area, whole ones only; else the built-in one
+        ex_cap = min(int(room * CAPS["examples"]), max(0, room - used) // 3)
+        ex_used, chosen = 0, []
+        for ex in _pick_examples(self.examples, self.analysis, rec.number):
+            block = f"### Example: a final brief for #{ex.number}\n{self.fence(ex.text, 'example')}"
+            n = tokens.count(block) + 1
+            if ex_used + n <= ex_cap:
+                chosen.append((ex.number, block))
+                ex_used += n
+        builtin = False
+        if chosen:
+            texts["examples"] = (
+                "## The team's final briefs (follow their style and tone, not their content)\n"
+                + "\n".join(b for _, b in chosen)
+            )
+        else:
+            block = (
+                "## Example brief (built in: follow its form and level of detail, not its content)\n"
+                + builtin_example(self.lang)
+            )
+            if tokens.count(block) + 1 <= ex_cap:
+                texts["examples"] = block
+                builtin = True
+        if "examples" in texts:
+            used += tokens.count(texts["examples"]) + 1
+
+        files_room = max(0, room - used)
+        # exact check; the parts were counted one by one, so re-assemble the files smaller until the whole fits
+        for _attempt in range(8):
+            files = self._files(files_room)
+            layout = [
+                texts.get("header"),
+                texts.get("title"),
+                texts.get("description"),
+                texts.get("heuristics"),
+                files.key_diff,
+                texts.get("discussion"),
+                texts.get("commits"),
+                texts.get("crossrefs"),
+                texts.get("examples"),
+                files.other_diff,
+                _notes(files.left_out, files.clipped, notes),
+                files.stats,
+            ]
+            body = "\n\n".join(p for p in layout if p)
+            user = self.words["intro"] + "\n\n" + body + "\n\n" + self.words["reply"]
+            messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+            total = tokens.count_messages(messages)
+            if total + self.reserved <= self.budget:
+                break
+            files_room = max(0, files_room - (total + self.reserved - self.budget) - 50)
+        else:
+            raise WorkbenchError(f"could not fit the context into {self.budget} tokens: raise --budget")
+        parts = [(k, v) for k, v in texts.items()]
+        parts += [("key_diff", files.key_diff), ("other_diff", files.other_diff), ("file_stats", files.stats)]
+        return {
+            "parts": parts,
+            "messages": messages,
+            "total": total,
+            "files": files,
+            "examples_used": [n for n, _ in chosen],
+            "builtin": builtin,
+            "section_notes": notes,
+        }
+
+    # ---- files -------------------------------------------------------------------------------------
+    def _overhead(self, i: int) -> int:
+        return 40 + tokens.count(self.record.files[i].get("filename") or "")
+
+    def _need(self, i: int) -> int:
+        """Tokens to show file i whole (as its views: trimmed, collapsed or summarised)."""
+        return self._overhead(i) + sum(self.cost[i])
+
+    def _take(self, i: int, alloc: int) -> tuple[int, list[tuple[int, str]], bool]:
+        """(tokens used, [(hunk index, text)], cut?) for file i within `alloc` tokens: hunks in order,
+        the first that does not fit clipped when enough room is left, the ones after it only if they fit."""
+        room = alloc - self._overhead(i)
+        shown, used, cut = [], 0, False
+        for h, cost in zip(self.hunks[i], self.cost[i], strict=True):
+            if cost <= room - used:
+                shown.append((h.idx, h.text))
+                used += cost
+            elif room - used >= 150 and not cut:
+                text, _ = tokens.clip(h.text, room - used - 20)
+                text += "\n[… hunk clipped]"
+                shown.append((h.idx, text))
+                used += tokens.count(text) + 1
+                cut = True
+            else:
+                cut = True
+        return (used + self._overhead(i) if shown else 0), shown, cut
+
+    def _expand(self, chosen: dict[int, list[tuple[int, str]]], left: int) -> int:
+        """With room left over, show summarised hunks whole: deletion-only hunks, then test files.
+
+        Summaries exist to save room for other files; once every file had its share they only hide
+        code (a revert that deletes a function should show it). Returns the tokens added."""
+        added = 0
+        for want_tests in (False, True):
+            for i in self.order:
+                by_idx = {h.idx: h for h in self.hunks[i]}
+                for k, (idx, text) in enumerate(chosen.get(i, [])):
+                    h = by_idx.get(idx)
+                    if h is None or h.full is None or text != h.text or h.deletion_only == want_tests:
+                        continue
+                    extra = tokens.count(h.full) - tokens.count(h.text)
+                    if extra <= left - added:
+                        chosen[i][k] = (idx, h.full)
+                        added += extra
+        return added
+
+    def _files(self, room: int, stats_reserve: int | None = None) -> _Files:
+        rec = self.record
+        if stats_reserve is None:
+            # keep room for the stats lines of files we may not show (bounded: a 3,000-file PR lists what
+            # fits); when the stats turn out smaller than the reserve, hand the difference back to the hunks
+            reserve = min(int(room * 0.15), 30 * len(rec.files) + 200)
+            first = self._files(room, reserve)
+            needed = tokens.count(first.stats)
+            if first.left_out and needed + 150 < reserve:
+                return self._files(room, needed + 100)
+            return first
+        order, keys = self.order, self.keys
+        key_total = sum(len(self.hunks[i]) for i in keys)
+        patch_room = max(0, room - stats_reserve - 60)
+        need = {i: self._need(i) for i in order if self.hunks[i]}
+        # tiers, each shared fairly (water-filling) among its files in rank order: the key files (at most
+        # KEY_SHARE of the room while other files wait), then the other code (design docs and manifests
+        # count as code when the PR is theirs), then config/build/tests/CI, then the rest
+        tiers: list[list[int]] = [[i for i in order if i in keys and i in need], [], [], []]
+        for i in order:
+            if i in need and i not in keys:
+                role = effective_role(self.record.files[i].get("filename") or "", self.shape)
+                tiers[1 if role == "code" else 2 if role in _MIDDLE_ROLES else 3].append(i)
+        rest_need = sum(need[i] for t in tiers[1:] for i in t)
+        key_floor = sum(min(need[i], MIN_FILE_SHARE) for i in tiers[0])  # every key file gets a look
+        key_room = min(patch_room, max(int(patch_room * KEY_SHARE), patch_room - rest_need, key_floor))
+        chosen: dict[int, list[tuple[int, str]]] = {}
+        clipped_files: set[int] = set()
+        spent = 0
+        for t, files in enumerate(tiers):
+            tier_room = (key_room if t == 0 else patch_room) - spent
+            for i, alloc in _water_fill([(i, need[i]) for i in files], tier_room).items():
+                used, shown, cut = self._take(i, alloc)
+                if shown:
+                    chosen[i] = shown
+                    spent += used
+                    if cut:
+                        clipped_files.add(i)
+        spent += self._expand(chosen, patch_room - spent)
+
+        key_shown = sum(len(v) for i, v in chosen.items() if i in keys)
+        key_blocks, other_blocks = [], []
+        for i in order:
+            if i not in chosen:
+                continue
+            f = rec.files[i]
+            shown = sorted(chosen[i])
+            n = len(self.hunks[i])
+            if len(shown) < n:
+                clipped_files.add(i)
+            note = f"; {len(shown)} of {n} hunks shown" if len(shown) < n else ""
+            blocks = key_blocks if i in keys else other_blocks
+            # the file name is PR data too: it goes inside the fence, on the first line
+            head = f"### File {len(key_blocks) + len(other_blocks) + 1}{' (key file)' if i in keys else ''}{note}"
+            body = _stat_line(f)[2:] + "\n" + "\n".join(t for _, t in shown)
+            blocks.append(head + "\n" + self.fence(body, "diff"))
+        key_diff = (
+            "## Key files' diff (hunks carry their enclosing function in the @@ line)\n"
+            + "\n".join(key_blocks)
+            if key_blocks
+            else ""
+        )
+        other_diff = "## Other files' diff\n" + "\n".join(other_blocks) if other_blocks else ""
+
+        left = [i for i in order if i not in chosen]
+        left_out = [rec.files[i].get("filename") or "?" for i in left]
+        clipped = [rec.files[i].get("filename") or "?" for i in order if i in clipped_files]
+        stats = ""
+        if left or clipped:
+            stats_room = room - spent - 60
+            lines, n_used = [], 0
+            entries = [(i, "diff not shown" if self.hunks[i] else "no patch text") for i in left]
+            entries += [(i, "shown in part") for i in order if i in clipped_files]
+            for k, (i, note) in enumerate(entries):
+                line = _stat_line(rec.files[i], note)
+                c = tokens.count(line) + 1
+                if n_used + c > stats_room - 40:
+                    rest = entries[k:]
+                    adds = sum(int(rec.files[j].get("additions") or 0) for j, _ in rest)
+                    dels = sum(int(rec.files[j].get("deletions") or 0) for j, _ in rest)
+                    lines.append(
+                        f"- … and {len(rest)} more files (+{adds}/−{dels}) not listed for lack of room"
+                    )
+                    break
+                lines.append(line)
+                n_used += c
+            stats = "## Files left out or clipped (stats only)\n" + self.fence("\n".join(lines), "file list")
+        return _Files(key_diff, other_diff, stats, left_out, clipped, key_total, key_shown)
+
+
+def _water_fill(needs: list[tuple[int, int]], room: int) -> dict[int, int]:
+    """Share `room` among files fairly: small files get all they need, big ones split what is left.
+
+    Only as many files (in rank order) as can each get MIN_FILE_SHARE (or all they need) take part: a 3,000-file PR shows
+    its first files readably instead of every file as a crumb.
+    """
+    if room <= 0 or not needs:
+        return {}
+    k, floor = 0, 0
+    while k < len(needs) and floor + min(needs[k][1], MIN_FILE_SHARE) <= room:
+        floor += min(needs[k][1], MIN_FILE_SHARE)
+        k += 1
+    part = needs[: max(1, k)]
+    out: dict[int, int] = {}
+    left, pending = room, sorted(part, key=lambda x: x[1])
+    while pending:
+        share = left // len(pending)
+        i, n = pending[0]
+        if n <= share:
+            out[i] = n
+            left -= n
+            pending.pop(0)
+        else:
+            for j, _ in pending:
+                out[j] = share
             break
-        files_room = max(0, files_room - (total + reserved - budget) - 50)
-    else:
-        raise WorkbenchError(f"could not fit the context into {budget} tokens: raise --budget")
-    return {
-        "parts": parts,
-        "messages": messages,
-        "total": total,
-        "diff": diff_part,
-        "stats": stats_part,
-        "left_out": left_out,
-        "clipped": clipped,
-        "key_total": key_total,
-        "key_shown": key_shown,
-        "chosen": chosen,
-        "section_notes": section_notes,
-    }
+    order = [i for i, _ in needs]
+    return {i: out[i] for i in order if i in out}
+
+
+def _stat_line(f: dict, note: str = "") -> str:
+    from .hunks import file_role
+
+    status = f.get("status") or "modified"
+    name = f.get("filename") or "?"
+    if f.get("previous_filename") and status == "renamed":
+        name = f"{f['previous_filename']} -> {name}"
+    extra = f"; {note}" if note else ""
+    adds, dels = int(f.get("additions") or 0), int(f.get("deletions") or 0)
+    return f"- {name} ({file_role(f.get('filename') or '')}, {status}, +{adds}/−{dels}{extra})"
 
 
 def _notes(left_out: list[str], clipped: list[str], section_notes: list[str]) -> str:
@@ -460,113 +524,3 @@ def _notes(left_out: list[str], clipped: list[str], section_notes: list[str]) ->
     if section_notes:
         out.append("NOTE: these sections were clipped to fit the budget: " + ", ".join(section_notes) + ".")
     return "\n".join(out)
-
-
-def _assemble_files(
-    record: PRRecord, analysis: Analysis | None, room: int, stats_reserve: int | None = None
-) -> tuple[str, str, list[str], list[str], int, int]:
-    """(diff text, stats text, left-out files, clipped files, key hunks total, key hunks shown) within `room`."""
-    if stats_reserve is None:
-        # keep room for the stats lines of files we may not show (bounded: a 3,000-file PR lists what fits);
-        # when the stats turn out smaller than the reserve, hand the difference back to the hunks
-        reserve = min(int(room * 0.15), 30 * len(record.files) + 200)
-        first = _assemble_files(record, analysis, room, reserve)
-        needed = tokens.count(first[1])
-        if first[2] and needed + 150 < reserve:
-            return _assemble_files(record, analysis, room, needed + 100)
-        return first
-    order, keys = _file_order(record, analysis)
-    hunks: list[_Hunk] = []
-    per_file: dict[int, int] = {}
-    for i in order:
-        f = record.files[i]
-        if _role(f.get("filename") or "") in _NO_PATCH_ROLES:
-            per_file[i] = 0
-            continue
-        hs = split_hunks(f.get("patch"))
-        per_file[i] = len(hs)
-        hunks.extend(_Hunk(i, j, text, del_only) for j, (text, del_only) in enumerate(hs))
-    key_total = sum(1 for h in hunks if h.file_idx in keys)
-    rank = {i: r for r, i in enumerate(order)}
-
-    # key files before the rest; within each, deletion-only hunks are the first to go
-    def tier(h: _Hunk) -> int:
-        return (0 if h.file_idx in keys else 2) + (1 if h.deletion_only else 0)
-
-    # key files take turns (first hunk of each, then the second, ...) so that a huge key file cannot
-    # crowd the others out; other files go file by file
-    def order_key(h: _Hunk) -> tuple:
-        t = tier(h)
-        return (t, h.idx, rank[h.file_idx]) if t < 2 else (t, rank[h.file_idx], h.idx)
-
-    hunks.sort(key=order_key)
-
-    patch_room = max(0, room - stats_reserve - 60)
-    max_hunk = max(200, int(patch_room * MAX_HUNK_SHARE))
-    chosen: dict[int, list[tuple[int, str]]] = {}
-    clipped_files: set[int] = set()
-    spent = 0
-    for h in hunks:
-        if patch_room - spent < 40:
-            break
-        overhead = (
-            0 if h.file_idx in chosen else 30 + tokens.count(record.files[h.file_idx].get("filename") or "")
-        )
-        cost = tokens.count(h.text) + 1
-        text = h.text
-        limit = min(max_hunk, patch_room - spent - overhead)
-        if cost > limit:
-            if limit < 120 or h.deletion_only:
-                continue
-            text, _ = tokens.clip(h.text, limit - 20)
-            text += "\n[… hunk clipped]"
-            cost = tokens.count(text) + 1
-            clipped_files.add(h.file_idx)
-        chosen.setdefault(h.file_idx, []).append((h.idx, text))
-        spent += cost + overhead
-
-    key_shown = sum(len(v) for i, v in chosen.items() if i in keys)
-    blocks = []
-    for i in order:
-        if i not in chosen:
-            continue
-        f = record.files[i]
-        shown = sorted(chosen[i])
-        if len(shown) < per_file[i]:
-            clipped_files.add(i)
-        note = f"; {len(shown)} of {per_file[i]} hunks shown" if len(shown) < per_file[i] else ""
-        # the file name is PR data too: it goes inside the fence, on the first line
-        head = f"### File {len(blocks) + 1}{' (key file)' if i in keys else ''}{note}"
-        body = _stat_line(f)[2:] + "\n" + "\n".join(t for _, t in shown)
-        blocks.append(head + "\n" + fence(body, "untrusted diff"))
-    diff = (
-        (
-            "## Diff (key files first; hunks carry their enclosing function in the @@ line)\n"
-            + "\n".join(blocks)
-        )
-        if blocks
-        else ""
-    )
-
-    left = [i for i in order if i not in chosen]
-    left_out = [record.files[i].get("filename") or "?" for i in left]
-    clipped = [record.files[i].get("filename") or "?" for i in order if i in clipped_files]
-    stats = ""
-    if left or clipped:
-        stats_room = room - spent - 60
-        lines, n_used = [], 0
-        entries = [(i, "diff not shown" if per_file[i] else "no patch text") for i in left]
-        entries += [(i, "shown in part") for i in order if i in clipped_files]
-        for k, (i, note) in enumerate(entries):
-            line = _stat_line(record.files[i], note)
-            c = tokens.count(line) + 1
-            if n_used + c > stats_room - 40:
-                rest = entries[k:]
-                adds = sum(int(record.files[j].get("additions") or 0) for j, _ in rest)
-                dels = sum(int(record.files[j].get("deletions") or 0) for j, _ in rest)
-                lines.append(f"- … and {len(rest)} more files (+{adds}/−{dels}) not listed for lack of room")
-                break
-            lines.append(line)
-            n_used += c
-        stats = "## Files left out or clipped (stats only)\n" + fence("\n".join(lines))
-    return diff, stats, left_out, clipped, key_total, key_shown

@@ -6,6 +6,13 @@ honour `Retry-After` on 429 *and* 5xx with a cap, retry a stream that broke half
 several servers reject it; `json_object` and then plain text follow, and the reply is parsed
 tolerantly either way. The output language is checked, not hoped for: a wrong-language reply gets one
 corrective retry, then a clear failure. On any failure the caller keeps the offline draft.
+
+Servers people run differ (issue 12): the correction goes as the model's own reply (assistant turn)
+plus a user turn, because chat templates that require alternating roles reject [system, user, user]
+and the model cannot see a reply it is not shown; `temperature` is dropped for the rest of the run when
+a server refuses it (reasoning models); `max_completion_tokens` bounds the reply (falling back to
+`max_tokens` for servers that only know that); 400 and 422 (TGI) both step the format fallback; a
+reply cut by the length limit or not parseable is asked for once more.
 """
 
 from __future__ import annotations
@@ -25,9 +32,11 @@ from ..brief import Brief, check_lang
 from ..config import LLMSettings, llm_settings, redact
 from ..records import PRRecord
 from . import tokens
-from .context import DEFAULT_BUDGET, Context, build_context, response_schema
+from .context import DEFAULT_BUDGET, Context, build_context
+from .prompts import response_schema
 
 MODES = ("json_schema", "json_object", "text")
+MAX_OUTPUT_TOKENS = 2000  # a brief is ~400-900 tokens; room for reasoning preambles some models emit
 MAX_RETRY_AFTER = 120.0  # a server asking for longer than this is treated as a failure, not waited for
 
 CORRECTION = {
@@ -45,6 +54,10 @@ class Cancelled(Exception):
 
 class UnusableReply(Exception):
     pass
+
+
+class TruncatedReply(UnusableReply):
+    """The server stopped at its length limit: the JSON is cut short."""
 
 
 @dataclass
@@ -230,8 +243,9 @@ class LLMDrafter:
         examples=(),
         sleep: Callable[[float], None] | None = None,
         max_backoff: float = 20.0,
-        temperature: float = 0.2,
+        temperature: float | None = 0.2,
         stream: bool = True,
+        max_output_tokens: int = MAX_OUTPUT_TOKENS,
     ):
         self.settings = settings or llm_settings()
         self._client = client
@@ -243,8 +257,13 @@ class LLMDrafter:
         self.stream = (
             stream  # False for servers whose streaming is broken: one reply, passed to on_text whole
         )
+        self.max_output_tokens = max_output_tokens
+        # What this server accepts, learnt once and remembered for the run (one drafter per server; a
+        # batch shares it between its threads: each flag only ever goes one way)
         self._mode = 0  # index into MODES; falls back when the server rejects a format
         self._usage_option = True  # stream_options.include_usage; some servers reject it
+        self._send_temperature = temperature is not None  # reasoning models refuse it
+        self._limit_key = "max_completion_tokens"  # older servers know only max_tokens
 
     @property
     def client(self):
@@ -307,12 +326,16 @@ class LLMDrafter:
             left_out=ctx.left_out,
             clipped=ctx.clipped,
             examples_used=ctx.examples_used,
+            builtin_example=ctx.builtin_example,
         )
         usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         messages = list(ctx.messages)
+        reply_retried = False  # a truncated or malformed reply is asked for once more, not more
+        lang_tries = 0
         try:
-            for lang_try in range(2):
-                text, u = self._complete(messages, meta, on_text, cancel)
+            while True:
+                limit = self.max_output_tokens * (2 if reply_retried and meta.get("truncated") else 1)
+                text, u, finish = self._complete(messages, meta, on_text, cancel, limit, lang)
                 for k in usage:
                     usage[k] += int((u or {}).get(k) or 0)
                 if not u:
@@ -321,14 +344,29 @@ class LLMDrafter:
                     usage["completion_tokens"] += tokens.count(text)
                     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
                 meta["usage"] = dict(usage)
-                brief = reply_to_brief(extract_json(text), repo=record.repo, number=record.number, lang=lang)
+                try:
+                    if finish == "length":
+                        meta["truncated"] = True
+                        raise TruncatedReply(f"the reply was cut at the length limit ({limit} tokens)")
+                    brief = reply_to_brief(
+                        extract_json(text), repo=record.repo, number=record.number, lang=lang
+                    )
+                except UnusableReply as e:
+                    if reply_retried:
+                        raise
+                    reply_retried = True
+                    meta["reply_retry"] = str(e)
+                    if on_text is not None:
+                        on_text("")  # the next reply restarts the text
+                    continue
                 if in_language(brief, lang):
                     break
-                meta["wrong_language"] = lang_try + 1
-                if lang_try == 1:
+                lang_tries += 1
+                meta["wrong_language"] = lang_tries
+                if lang_tries == 2:
                     want = "Chinese" if lang == "zh" else "English"
                     return fail(f"the model replied in the wrong language twice (wanted {want})")
-                messages = [*ctx.messages, {"role": "user", "content": CORRECTION[lang]}]
+                messages = self._correction(record, analysis, lang, ctx, text)
         except Cancelled:
             return fail("cancelled")
         except UnusableReply as e:
@@ -338,8 +376,44 @@ class LLMDrafter:
         meta["duration_s"] = round(time.monotonic() - started, 3)
         return DraftResult(brief, None, meta)
 
+    def _correction(self, record, analysis, lang, ctx: Context, reply: str) -> list[dict[str, str]]:
+        """[system, user, assistant: the wrong-language reply, user: the correction], within the budget.
+
+        The assistant turn repeats the model's reply so that "your previous reply" refers to something
+        it can see and the roles alternate; when that does not fit, the context is rebuilt smaller."""
+        turns = [{"role": "assistant", "content": reply}, {"role": "user", "content": CORRECTION[lang]}]
+        extra = tokens.count_messages(turns) - tokens.PER_REPLY
+        if ctx.tokens + extra + ctx.reserved > ctx.budget:
+            ctx = build_context(
+                record, analysis, lang=lang, budget=max(ctx.budget - extra, 1), examples=self.examples
+            )
+        return [*ctx.messages, *turns]
+
     # ---- one completion, with retries and format fallback ------------------------------------------
-    def _complete(self, messages, meta, on_text, cancel) -> tuple[str, dict | None]:
+    def _adapt(self, e: Exception) -> bool:
+        """Learn from a 400/422 what this server refuses; True when the request should be sent again."""
+        msg = str(e).lower()
+        if self._usage_option and "stream_options" in msg:
+            self._usage_option = False
+            return True
+        if self._send_temperature and "temperature" in msg:
+            self._send_temperature = False
+            return True
+        if self._limit_key == "max_completion_tokens" and "max_completion_tokens" in msg:
+            self._limit_key = "max_tokens"
+            return True
+        # TGI answers 422 to a response_format it cannot follow, in words that need not name it
+        if self._mode < len(MODES) - 1 and (
+            _status(e) == 422
+            or any(k in msg for k in ("response_format", "json_schema", "schema", "json_object"))
+        ):
+            self._mode += 1
+            return True
+        return False
+
+    def _complete(
+        self, messages, meta, on_text, cancel, limit: int, lang: str
+    ) -> tuple[str, dict | None, str | None]:
         import openai
 
         failures = 0
@@ -349,18 +423,12 @@ class LLMDrafter:
             meta["attempts"] += 1
             meta["response_format"] = MODES[self._mode]
             try:
-                return self._stream_once(messages, on_text, cancel)
+                return self._stream_once(messages, on_text, cancel, limit, lang)
             except Cancelled:
                 raise
-            except openai.BadRequestError as e:
-                msg = str(e).lower()
-                if self._usage_option and "stream_options" in msg:
-                    self._usage_option = False
-                    continue
-                if self._mode < len(MODES) - 1 and any(
-                    k in msg for k in ("response_format", "json_schema", "schema", "json_object")
-                ):
-                    self._mode += 1
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
+                if self._adapt(e):
+                    meta.setdefault("adapted", []).append(_status(e))
                     continue
                 raise
             except Exception as e:
@@ -393,29 +461,36 @@ class LLMDrafter:
                 else:
                     time.sleep(wait)
 
-    def _stream_once(self, messages, on_text, cancel) -> tuple[str, dict | None]:
+    def _stream_once(
+        self, messages, on_text, cancel, limit: int, lang: str
+    ) -> tuple[str, dict | None, str | None]:
+        """(text, usage or None, finish_reason) of one request."""
         kwargs: dict[str, Any] = {
             "model": self.settings.model,
             "messages": messages,
-            "temperature": self.temperature,
             "stream": self.stream,
+            self._limit_key: limit,
         }
+        if self._send_temperature:
+            kwargs["temperature"] = self.temperature
         if self.stream and self._usage_option:
             kwargs["stream_options"] = {"include_usage": True}
         mode = MODES[self._mode]
         if mode == "json_schema":
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": response_schema()}
+            kwargs["response_format"] = {"type": "json_schema", "json_schema": response_schema(lang)}
         elif mode == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
         if not self.stream:
             resp = self.client.chat.completions.create(**kwargs)
-            text = (resp.choices[0].message.content or "") if resp.choices else ""
+            choice = resp.choices[0] if resp.choices else None
+            text = (choice.message.content or "") if choice else ""
             if on_text is not None and text:
                 on_text(text)
-            return text, (resp.usage.model_dump() if getattr(resp, "usage", None) else None)
+            usage = resp.usage.model_dump() if getattr(resp, "usage", None) else None
+            return text, usage, (choice.finish_reason if choice else None)
         stream = self.client.chat.completions.create(**kwargs)
         parts: list[str] = []
-        usage = None
+        usage, finish = None, None
         try:
             for chunk in stream:
                 if cancel is not None and cancel.is_set():
@@ -423,6 +498,7 @@ class LLMDrafter:
                 if getattr(chunk, "usage", None):
                     usage = chunk.usage.model_dump()
                 for choice in chunk.choices or []:
+                    finish = choice.finish_reason or finish
                     delta = getattr(choice.delta, "content", None) if choice.delta else None
                     if delta:
                         parts.append(delta)
@@ -430,7 +506,7 @@ class LLMDrafter:
                             on_text(delta)
         finally:
             stream.close()
-        return "".join(parts), usage
+        return "".join(parts), usage, finish
 
     def _describe(self, e: Exception) -> str:
         import openai
