@@ -540,30 +540,74 @@ _BUMP_TITLE = re.compile(
 )
 
 
+# A manifest's own version (`version = "0.5.1"` in Cargo.toml/pyproject.toml, `"version": "0.5.1"` in
+# package.json): set across a workspace, it is a release, not a dependency change.
+_OWN_VERSION = re.compile(r"\n([+-])[ \t]*+\"?version\"?[ \t]*+[:=][ \t]*+\"([^\"\n]+)\"")
+# A dependency on a member of the same workspace: Cargo's `path = ...`, npm's `workspace:` protocol.
+_INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
+
+
+_RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
+
+
 def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Signal]:
-    """Dependency version changes in build files (requirements, pyproject, setup.py, Dockerfile, ...)."""
+    """Dependency version changes in build files (requirements, pyproject, Cargo.toml, package.json,
+    setup.py, Dockerfile, ...), and releases: a version set in the manifests of a workspace reads as one
+    release (signal "release"), with the workspace's own crates/packages pinned to it, not as dozens of
+    dependency changes."""
     ev: list[_Find] = []
+    releases: dict[str, list[str]] = {}  # new version -> manifests that set it as their own
+    internal = 0  # workspace members' versions moved along with the release
     for fd in files:
         if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
             continue
+        head = "\n" + _first_lines(fd.patch, _MAX_KEY_LINES)
+        own = {m.group(1): m.group(2) for m in _OWN_VERSION.finditer(head)}
+        if "+" in own and own.get("-") != own["+"]:
+            releases.setdefault(own["+"], []).append(fd.filename)
         old: dict[str, str] = {}
-        for m in _DEP_LINE.finditer("\n" + _first_lines(fd.patch, _MAX_KEY_LINES)):
+        for m in _DEP_LINE.finditer(head):
             name = m.group(2).lower()
+            if name == "version":  # the manifest's own version, above
+                continue
             if m.group(1) == "-":
                 old[name] = m.group(3)
             elif old.get(name) != m.group(3):
+                line_end = head.find("\n", m.end())
+                if _INTERNAL_DEP.search(head, m.start(), line_end if line_end >= 0 else len(head)):
+                    internal += 1
+                    continue
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
-    if not ev and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
-        ev.append((None, None, None, title))
-    if not ev:
-        return []
     n_ev = int(conv.threshold("max_evidence", 3))
-    return [
-        Signal(
-            "deps.bump",
-            f"dependency versions changed ({len(ev)})",
-            conv.weight("deps.bump"),
-            _shown(ev, n_ev),
+    sigs: list[Signal] = []
+    manifests = sum(len(v) for v in releases.values())
+    if releases and (manifests >= 2 or internal or _RELEASE_TITLE.search(title or "")):
+        # the version the title names, else the one most manifests set (internal crates keep 0.0.x)
+        named = [v for v in releases if v in (title or "")]
+        main = named[0] if named else max(releases, key=lambda v: len(releases[v]))
+        label = f"release {main}: version set in {manifests} manifest(s)" + (
+            f", {internal} workspace member pin(s) moved with it" if internal else ""
         )
-    ]
+        sigs.append(
+            Signal(
+                "release",
+                label,
+                conv.weight("release", conv.weight("deps.bump")),
+                [Evidence(f, None, f"version -> {main}") for f in releases[main][:n_ev]],
+            )
+        )
+    elif releases:  # one manifest's version alone: as before, a version change among the deps
+        ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
+    if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
+        ev.append((None, None, None, title))
+    if ev:
+        sigs.append(
+            Signal(
+                "deps.bump",
+                f"dependency versions changed ({len(ev)})",
+                conv.weight("deps.bump"),
+                _shown(ev, n_ev),
+            )
+        )
+    return sigs
