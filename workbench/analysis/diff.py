@@ -161,6 +161,8 @@ def file_role(filename: str) -> str:
         return "ci"
     if ext == "ipynb":
         return "notebook"
+    if ext in ("txt", "in") and "/requirements/" in slashed:  # requirements/test.txt: pins, not a test
+        return "build"
     if (
         _IN_TEST_DIR.search(slashed)
         or name == "conftest.py"
