@@ -37,41 +37,49 @@ _KIND_ALIASES = {"docs": "doc", "feature": "feat", "bugfix": "fix", "hotfix": "f
 # titles; a repository adds or overrides verbs in its conventions (`[kind_verbs] fix = ["squash"]`).
 _VERBS = {
     "fix": "fix fixes fixed fixing avoid prevent handle correct resolve repair respect preserve "
-    "restore guard don't dont do-not stop patch workaround ensure retain recover propagate ignore "
-    "skip omit exclude suppress deduplicate dedupe only consider treat keep mitigate tolerate",
+    "restore guard don't dont do+not stop patch workaround ensure retain recover propagate ignore "
+    "skip omit exclude suppress deduplicate dedupe only consider treat keep mitigate tolerate mark exempt "
+    "limit restrict pass fixup return filter sort match gate adjust fallback fall+back invert catch "
+    "silence exit no raise bind disambiguate distinguish relax truncate wrap tweak",
     "feat": "add adds added adding implement implements support supports introduce introduces allow "
     "allows enable enables expose new create infer recognize recognise detect extend emit improve "
     "improves enhance make stabilize stabilise narrow validate show include check synthesize expand "
     "model render ban disallow diagnose track derive accept require reject report warn flag better "
-    "more apply display offer provide understand teach generalize generalise port",
-    "refactor": "refactor refactors refactoring move rename simplify clean cleanup clean-up extract "
+    "more apply display offer provide understand teach generalize generalise port format parenthesize "
+    "enforce refine generate insert error complete initial print autofix promote parse tell log "
+    "collect list write visit autocomplete annotate represent default",
+    "refactor": "refactor refactors refactoring move rename simplify clean cleanup clean+up extract "
     "split inline reorganize reorganise restructure consolidate unify replace use migrate remove removes "
     "delete deletes drop drops deprecate merge reuse share separate store normalize normalise prefer "
-    "convert switch change tidy rework rewrite minor",
-    "perf": "optimize optimise speed speed-up cache reduce accelerate compact lazily defer memoize "
-    "parallelize avoid-allocating faster",
-    "doc": "document documents docs doc update-docs update-documentation update-readme "
-    "update-changelog clarify fix-typo fix-typos typo typos",
-    "test": "test tests add-test add-tests add-a-test add-tests-for add-test-for",
+    "convert switch change tidy rework rewrite combine pull isolate group modify flatten trim "
+    "centralize centralise factor reimplement reclassify box batch",
+    "perf": "optimize optimise speed speed+up cache reduce accelerate compact lazily defer memoize "
+    "parallelize avoid+allocating faster",
+    "doc": "document documents docs doc update+docs update+documentation update+readme "
+    "update+changelog clarify fix+typo fix+typos typo typos link redirect",
+    "test": "test tests add+test add+tests add+a+test add+tests+for add+test+for",
     "chore": "bump upgrade pin unpin update sync release prepare chore vendor increase set run disable "
-    "configure regenerate",
+    "configure regenerate minor misc small publish re-enable auto-generate lock ecosystem",
     "revert": "revert reverts",
     "ci": "ci",
+    "build": "build",
 }
 DEFAULT_KIND_VERBS: dict[str, str] = {
-    verb.replace("-", " "): kind for kind, verbs in _VERBS.items() for verb in verbs.split()
+    verb.replace("+", " "): kind for kind, verbs in _VERBS.items() for verb in verbs.split()
 }
 
-_BRACKETS = re.compile(r"^\s*((?:\[[^\]]*\]\s*)+)")
+_BRACKETS = re.compile(r"^\s*`?((?:\[[^\]]*\]`?\s*)+)")
 _GROUP = re.compile(r"\[([^\]]*)\]")
 _TAG_SEPARATORS = re.compile(r"[,;/]")
 _CONVENTIONAL = re.compile(r"^\s*(?P<kind>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?\s*:\s*")
-# `tag: subject`: one word (backticks, dots, dashes and slashes allowed) followed by a colon and a space.
-_TAG_PREFIX = re.compile(r"^\s*`?(?P<tag>[A-Za-z][\w.\-/]{0,30})`?\s*:\s+")
+# `tag: subject`: one word (dots, dashes and slashes allowed) followed by a colon and a space, or
+# `` `ruff server`: subject `` (a code span may hold a blank) too.
+_TAG_PREFIX = re.compile(r"^\s*(?:`(?P<code>[^`\n]{1,40})`|(?P<tag>[A-Za-z][\w.\-/]{0,30}))\s*:\s+")
 _NOT_TAGS = frozenset({"wip", "draft", "rfc", "poc", "nit", "todo", "note", "http", "https"})
 _REVERT = re.compile(r"^\s*(revert\b|\[revert\])", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][\w'\-]*")
 _KINDS = frozenset(KINDS)
+_ADVERBS = frozenset("also always further never now once still then".split())
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,13 @@ def kind_from_verb(subject: str, verbs: dict[str, str] | None = None) -> str | N
     words = _WORDS.findall(subject[:80])
     if not words:
         return None
+    # an adverb before the verb ("Always parenthesize", "Correctly handle", "Also check") says nothing
+    while (
+        len(words) > 1
+        and words[0].lower() not in verbs
+        and (words[0].lower() in _ADVERBS or words[0].lower().endswith("ly"))
+    ):
+        words = words[1:]
     first = words[0].lower()
     if first in ("do", "does") and len(words) > 1 and words[1].lower() == "not":
         return verbs.get("do not")
@@ -108,7 +123,12 @@ def kind_from_verb(subject: str, verbs: dict[str, str] | None = None) -> str | N
             kind = verbs.get(" ".join(w.lower() for w in words[:n]))
             if kind:
                 return kind
-    return verbs.get(first)
+    kind = verbs.get(first)
+    if kind is None and len(first) > 4:  # "Handles", "Implemented", "Fixed": the verb's stem
+        for end in ("es", "ed", "s", "d"):
+            if first.endswith(end) and first[: -len(end)] in verbs:
+                return verbs[first[: -len(end)]]
+    return kind
 
 
 def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
@@ -142,7 +162,7 @@ def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
         t = _TAG_PREFIX.match(rest) if ":" in rest else None
         if not t:
             break
-        tag = _clean_tag(t.group("tag"))
+        tag = _clean_tag(t.group("code") or t.group("tag"))
         if tag == "breaking":
             breaking = True
         elif tag not in _NOT_TAGS:
