@@ -66,6 +66,9 @@ from workbench.config import WorkbenchError
         ("constraints.txt", "build"),
         ("constraints_solver.py", "code"),
         ("requirements_parser.py", "code"),
+        # prose by name, but only as prose
+        ("LICENSE-MIT", "docs"),
+        ("crates/ruff/src/changelog_parser.rs", "code"),
     ],
 )
 def test_roles_across_languages(name, role):

@@ -88,6 +88,9 @@ _GENERATED_DIRS = (
     "node_modules/",
     "_vendor/",
 )
+# Prose files by name, with no extension or a text one (a `changelog_parser.rs` is code).
+_DOC_NAMES = ("readme", "changelog", "changes", "license", "licence", "copying", "contributing", "authors",
+              "notice", "code_of_conduct", "security", "history")  # fmt: skip
 _DOC_DIRS = ("docs/", "doc/", "documentation/", "website/docs/")
 # Test directories: Python and C/C++ (tests/, test/), Rust integration tests (tests/), Go fixtures
 # (testdata/), JavaScript (__tests__/, __mocks__/, e2e/, cypress/), Java/Kotlin/Gradle (src/test/,
@@ -176,9 +179,8 @@ def file_role(filename: str) -> str:
     if (
         ext in _DOC_EXT
         or slashed.startswith(_DOC_PREFIXES)
-        or name.split(".", 1)[0] in ("readme", "changelog", "changes", "license", "licence", "copying",
-                                     "contributing", "authors", "notice", "code_of_conduct", "security")
-    ):  # fmt: skip
+        or (name.startswith(_DOC_NAMES) and ext in ("", "txt", "in"))  # LICENSE-MIT, AUTHORS.txt
+    ):
         return "docs"
     if _is_build_file(name, ext, slashed):
         return "build"

@@ -484,26 +484,26 @@ def backfill(
     start: str | None = "HEAD"
     try:
         while start is not None:
-            errfile = tempfile.TemporaryFile()  # a file, not a pipe: a chatty git can never block on it
-            proc = subprocess.Popen(
-                _git_log_cmd(clone, since_iso, start), stdout=subprocess.PIPE, stderr=errfile
-            )
-            # A commit is taken once the next one starts: the last of a walk that fails may be cut short.
-            last: _Commit | None = None
-            for raw in _stream_commits(proc):
-                commit = _parse_commit(raw)
-                if commit is None:
-                    continue
-                if last is not None and take(last):
-                    raise _Done
-                last = commit
-            if proc.wait() == 0:
-                if last is not None and take(last):
-                    raise _Done
-                break
-            errfile.seek(0)
-            lines = errfile.read().decode("utf-8", "replace").strip().splitlines()
-            errfile.close()
+            # stderr to a file, not a pipe: a chatty git can never block on it
+            with tempfile.TemporaryFile() as errfile:
+                proc = subprocess.Popen(
+                    _git_log_cmd(clone, since_iso, start), stdout=subprocess.PIPE, stderr=errfile
+                )
+                # A commit is taken once the next one starts: the last of a failed walk may be cut short.
+                last: _Commit | None = None
+                for raw in _stream_commits(proc):
+                    commit = _parse_commit(raw)
+                    if commit is None:
+                        continue
+                    if last is not None and take(last):
+                        raise _Done
+                    last = commit
+                if proc.wait() == 0:
+                    if last is not None and take(last):
+                        raise _Done
+                    break
+                errfile.seek(0)
+                lines = errfile.read().decode("utf-8", "replace").strip().splitlines()
             reason = lines[-1] if lines else f"exit {proc.returncode}"
             if not _MISSING_OBJECT.search(reason):
                 raise WorkbenchError(
