@@ -324,3 +324,33 @@ DEF_LINE = re.compile(
     r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>" + _MODIFIERS + r")(?:async[ \t]++)?" + _DEFINITION
     + r"[ \t]*(?P<sig>[(:<{=][^\n]*)?"
 )  # fmt: skip
+
+# Python's own, narrower pattern: most analysed patches are Python, and the generic one tries every
+# modifier of every language on each added line.
+_PY_DEF_LINE = re.compile(
+    r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>(?:async[ \t]++)?)(?:def|class)[ \t]+(?P<name>\w+)"
+    r"[ \t]*(?P<sig>[(:][^\n]*)?"
+)
+# The keywords a definition line of each language holds: a patch with none of them has no definition,
+# and a substring test costs far less than the regex scan.
+_DEF_KEYWORDS = {
+    "Python": ("def ", "class "),
+    "Rust": ("fn ", "struct ", "enum ", "trait ", "type ", "mod ", "union ", "macro_rules!"),
+    "Go": ("func ", "type "),
+}
+_ANY_DEF_KEYWORDS = (
+    "def ", "class ", "fn ", "func", "struct ", "enum ", "trait ", "interface ", "type ", "fun ", "object ",
+    "union ", "namespace ", "mod", "macro_rules!",
+)  # fmt: skip
+
+
+def definition_lines(patch: str, language: str | None) -> Iterator[re.Match[str]]:
+    """Added or removed definition lines of `patch` (groups sign, indent, mods, name, sig), read with
+    the patterns of the file's language. Positions are in "\\n" + patch."""
+    keywords = _DEF_KEYWORDS.get(language or "", _ANY_DEF_KEYWORDS)
+    for k in keywords:  # a loop, not any(<generator>): most patches hold one early
+        if k in patch:
+            break
+    else:
+        return iter(())
+    return (_PY_DEF_LINE if language == "Python" else DEF_LINE).finditer("\n" + patch)

@@ -17,7 +17,13 @@ import ahocorasick_rs
 from .conventions import Conventions
 from .diff import Concat, FileDiff, added_lines_with, new_line_at
 from .model import Evidence, Signal
-from .patchscan import DEF_LINE, added_python_methods, hunk_section_texts, is_noise_symbol, section_symbol
+from .patchscan import (
+    added_python_methods,
+    definition_lines,
+    hunk_section_texts,
+    is_noise_symbol,
+    section_symbol,
+)
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -361,7 +367,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         public: set[str] = set()
         added_indents: set[str] = set()
         # one scan anchored on newlines finds every added or removed definition line
-        for m in DEF_LINE.finditer("\n" + fd.patch):
+        for m in definition_lines(fd.patch, fd.language):
             name = m.group("name")
             if is_noise_symbol(name):
                 continue
