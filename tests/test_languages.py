@@ -282,7 +282,10 @@ def test_inline_rust_tests_count_as_test_changes():
         ("parser: handle trailing commas in subscripts", ["parser"], "fix"),
         ("`ruff server`: Support tildes in `logFile`", ["ruff server"], "feat"),
         ("feat(lsp)!: drop the legacy protocol", ["lsp"], "feat"),
-        ("Bump tokio from 1.37 to 1.38", [], "chore"),
+        ("Bump tokio from 1.37 to 1.38", ["deps"], "chore"),
+        ("Update Rust crate similar to v3.1.2", ["deps"], "chore"),  # a lock-only PR still gets an area
+        ("Bump version to 0.5.1", ["release"], "chore"),
+        ("Update the parser to handle walrus targets", [], "chore"),
         ("Refactor the import resolver", [], "refactor"),
         ('Revert "Add caching"', [], "revert"),
         ("Update docs for the formatter", [], "doc"),

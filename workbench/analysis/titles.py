@@ -40,7 +40,7 @@ _VERBS = {
     "restore guard don't dont do+not stop patch workaround ensure retain recover propagate ignore "
     "skip omit exclude suppress deduplicate dedupe only consider treat keep mitigate tolerate mark exempt "
     "limit restrict pass fixup return filter sort match gate adjust fallback fall+back invert catch "
-    "silence exit no raise bind disambiguate distinguish relax truncate wrap tweak",
+    "silence exit raise bind disambiguate distinguish relax truncate wrap tweak",
     "feat": "add adds added adding implement implements support supports introduce introduces allow "
     "allows enable enables expose new create infer recognize recognise detect extend emit improve "
     "improves enhance make stabilize stabilise narrow validate show include check synthesize expand "
@@ -76,6 +76,18 @@ _CONVENTIONAL = re.compile(r"^\s*(?P<kind>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P
 # `` `ruff server`: subject `` (a code span may hold a blank) too.
 _TAG_PREFIX = re.compile(r"^\s*(?:`(?P<code>[^`\n]{1,40})`|(?P<tag>[A-Za-z][\w.\-/]{0,30}))\s*:\s+")
 _NOT_TAGS = frozenset({"wip", "draft", "rfc", "poc", "nit", "todo", "note", "http", "https"})
+# Dependency-update titles of people and bots (Dependabot's "Bump x from 1 to 2", Renovate's "Update Rust
+# crate x to v2" / "Update dependency x to v2" / "Update NPM Development dependencies"): tagged "deps",
+# so a lock-file-only PR still has an area.
+_DEPS_TITLE = re.compile(
+    r"^(?:bump|update|upgrade|pin|lock)\b.*?(?:\bfrom\b\S*\s+\S+\s+to\b|\b(?:crate|dependency|dependencies|"
+    r"deps|lockfile|lock file|action|image)\b|\bto\s+v?\d)",
+    re.I,
+)
+# A release's own title: "Bump version to 0.5.1", "Release 0.15.8", "Prepare for 0.15.1".
+_RELEASE_TITLE = re.compile(
+    r"^(?:(?:bump|update|set)\s+(?:the\s+)?version\b|release\b|prepare\s+(?:for\s+)?(?:release|v?\d))", re.I
+)
 _REVERT = re.compile(r"^\s*(revert\b|\[revert\])", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][\w'\-]*")
 _KINDS = frozenset(KINDS)
@@ -170,6 +182,12 @@ def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
         rest = rest[t.end() :]
     if kind is None:
         kind = kind_from_verb(rest, verbs)
+    if kind in (None, "chore", "build") and not tags:  # a bot's or release's title: give it an area
+        subject = rest.strip()
+        if _RELEASE_TITLE.match(subject):
+            tags.append("release")
+        elif _DEPS_TITLE.match(subject):
+            tags.append("deps")
     revert = bool(_REVERT.match(title)) or kind == "revert" or "revert" in tags
     uniq = list(dict.fromkeys(tags)) if len(tags) > 1 else tags  # first mention kept, in order
     return TitleParts(tags=uniq, kind=kind, breaking=breaking, revert=revert, subject=rest.strip())
