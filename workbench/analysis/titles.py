@@ -40,25 +40,27 @@ _VERBS = {
     "restore guard don't dont do+not stop patch workaround ensure retain recover propagate ignore "
     "skip omit exclude suppress deduplicate dedupe only consider treat keep mitigate tolerate mark exempt "
     "limit restrict pass fixup return filter sort match gate adjust fallback fall+back invert catch "
-    "silence exit raise bind disambiguate distinguish relax truncate wrap tweak",
+    "silence exit raise bind disambiguate distinguish relax truncate wrap tweak "
+    # on verl's titles that state their kind, these lead fixes more often than anything else
+    "remove removes use make set change modify",
     "feat": "add adds added adding implement implements support supports introduce introduces allow "
     "allows enable enables expose new create infer recognize recognise detect extend emit improve "
-    "improves enhance make stabilize stabilise narrow validate show include check synthesize expand "
+    "improves enhance stabilize stabilise narrow validate show include check synthesize expand "
     "model render ban disallow diagnose track derive accept require reject report warn flag better "
     "more apply display offer provide understand teach generalize generalise port format parenthesize "
     "enforce refine generate insert error complete initial print autofix promote parse tell log "
     "collect list write visit autocomplete annotate represent default",
     "refactor": "refactor refactors refactoring move rename simplify clean cleanup clean+up extract "
-    "split inline reorganize reorganise restructure consolidate unify replace use migrate remove removes "
+    "split inline reorganize reorganise restructure consolidate unify replace migrate "
     "delete deletes drop drops deprecate merge reuse share separate store normalize normalise prefer "
-    "convert switch change tidy rework rewrite combine pull isolate group modify flatten trim "
+    "convert switch tidy rework rewrite combine pull isolate group flatten trim "
     "centralize centralise factor reimplement reclassify box batch",
     "perf": "optimize optimise speed speed+up cache reduce accelerate compact lazily defer memoize "
     "parallelize avoid+allocating faster",
     "doc": "document documents docs doc update+docs update+documentation update+readme "
     "update+changelog clarify fix+typo fix+typos typo typos link redirect",
     "test": "test tests add+test add+tests add+a+test add+tests+for add+test+for",
-    "chore": "bump upgrade pin unpin update sync release prepare chore vendor increase set run disable "
+    "chore": "bump upgrade pin unpin update sync release prepare chore vendor increase run disable "
     "configure regenerate minor misc small publish re-enable auto-generate lock ecosystem",
     "revert": "revert reverts",
     "ci": "ci",
