@@ -248,8 +248,57 @@ def test_git_failure_is_reported(clone, store, monkeypatch):
     real = g._git_log_cmd
     # A revision git cannot resolve: git log exits non-zero; the run is recorded as failed.
     monkeypatch.setattr(
-        g, "_git_log_cmd", lambda path, since: real(path, since)[:-2] + ["HEAD", "no-such-ref", "--"]
+        g,
+        "_git_log_cmd",
+        lambda path, since, start="HEAD", one=False: (
+            real(path, since, start, one=one)[:-2] + ["HEAD", "no-such-ref", "--"]
+        ),
     )
     with pytest.raises(WorkbenchError, match="git log failed"):
         backfill(store, REPO, clone, progress=False)
     assert list(store.sync_runs()["status"]) == ["failed"]
+
+
+def _clone_with_a_lost_blob(root, lost_pr: int):
+    """Five squash-merged PRs, each adding its own file; the blob PR `lost_pr` added is deleted from
+    the object store, as in a public mirror that lost a few objects."""
+    from backfill_repo import commit
+
+    repo = root / "clone"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# lossy\n")
+    commit(repo, "initial import", date="2026-09-01T08:00:00+00:00")
+    for n in range(1, 6):
+        (repo / f"mod_{n}.rs").write_text(f"pub fn answer_{n}() -> u32 {{\n    {n}\n}}\n")
+        commit(repo, f"[core] Add answer_{n} (#{n})", date=f"2026-09-0{n + 1}T08:00:00+00:00")
+    blob = git(repo, "rev-parse", f"HEAD~{5 - lost_pr}:mod_{lost_pr}.rs").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    return repo
+
+
+@pytest.mark.parametrize("lost_pr", [5, 3, 1])  # the newest commit, one in the middle, the oldest PR
+def test_clone_with_missing_objects_is_backfilled_around_them(tmp_path, store, lost_pr):
+    repo = _clone_with_a_lost_blob(tmp_path, lost_pr)
+    # the object really is gone: git itself cannot show that commit
+    assert subprocess.run(["git", "-C", str(repo), "log", "-p"], capture_output=True).returncode != 0
+
+    result = backfill(store, REPO, repo, progress=False)
+
+    assert [u.number for u in result.unreadable] == [lost_pr]
+    assert result.unreadable[0].subject == f"[core] Add answer_{lost_pr}"
+    assert "unable to read" in result.unreadable[0].reason
+    assert f"#{lost_pr}" in result.summary() and "lacks objects" in result.summary()
+    kept = sorted(set(range(1, 6)) - {lost_pr})
+    assert sorted(result.numbers) == kept
+    assert sorted(store.prs(REPO)["number"]) == kept
+    for n in kept:  # the PRs around the hole are whole: their own file, with its patch
+        (f,) = store.pr(REPO, n).files
+        assert f["filename"] == f"mod_{n}.rs" and f["patch"].startswith("@@ -0,0 +1,3 @@")
+    assert list(store.sync_runs()["status"]) == ["ok"]
+
+
+def test_missing_objects_with_limit_stop_where_asked(tmp_path, store):
+    repo = _clone_with_a_lost_blob(tmp_path, 4)
+    result = backfill(store, REPO, repo, progress=False, limit=2)
+    assert result.numbers == [5, 3] and [u.number for u in result.unreadable] == [4]

@@ -134,7 +134,9 @@ def test_title_tags_with_and_without_separators():
     assert (p.tags, p.kind, p.breaking) == (["rollout"], "feat", False)
     p = parse_title("no brackets nor colon")
     assert (p.tags, p.kind, p.revert, p.subject) == ([], None, False, "no brackets nor colon")
-    assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind is None
+    # "wip:" is neither a kind nor a tag; the kind then comes from the verb after it
+    assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind == "revert"
+    assert parse_title("wip: y").kind is None
 
 
 # The number regex as it was written before the ASCII fast path: what `_number_starts` must agree with.

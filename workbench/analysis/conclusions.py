@@ -13,6 +13,7 @@ from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import KeyFile, Signal
+from .patchscan import is_noise_symbol
 from .signals import CodeFacts
 
 READ_COST = {
@@ -250,7 +251,8 @@ def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: C
             score += 0.3 * (len(syms) if len(syms) < 3 else 3)
         scores.append(score)
     # highest first, equal scores in file order (a reverse sort is stable); only the shown files get reasons
-    order = sorted(range(len(files)), key=scores.__getitem__, reverse=True)
+    # snapshot files are test evidence (recorded output), never a file to read first
+    order = sorted((i for i, fd in enumerate(files) if not fd.snapshot), key=scores.__getitem__, reverse=True)
     top = order[: int(conv.threshold("max_key_files", 6))]
     # the risk themes each file has hits of, in theme order: one pass over the hits, not one per file
     file_themes: dict[int, list[str]] = {}
@@ -303,6 +305,8 @@ def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conven
         name = span.rstrip("()")
         if _IDENT.match(span) and ("_" in name or "." in name or _has_upper(name[1:])):
             short = name.rsplit(".", 1)[-1]
+            if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
+                continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
             if short in scores:
                 scores[short] += 2.0
             elif not patch_text or short in patch_text:

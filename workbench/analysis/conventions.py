@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import WorkbenchError, cache_dir
-from .titles import TitleParts, parse_title
+from .diff import ROLES, file_role
+from .titles import DEFAULT_KIND_VERBS, TitleParts, parse_title
 
 PACKAGE_CONVENTIONS = Path(__file__).resolve().parent.parent / "conventions"
 
@@ -48,6 +49,11 @@ class Conventions:
     lang: str = "zh"
     title_style: str = "auto"
     areas: list[tuple[str, str]] = field(default_factory=list)  # (glob, area), first match wins
+    # (glob, role): a repository's own file roles (ruff's mdtest suites are tests), tried before the
+    # built-in conventions of diff.file_role; first match wins
+    roles: list[tuple[str, str]] = field(default_factory=list)
+    # title verb -> kind, for titles with no conventional-commit prefix ("Fix ..." -> fix)
+    kind_verbs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KIND_VERBS))
     audiences: dict[str, str] = field(default_factory=dict)  # area -> who should read
     bots: list[str] = field(default_factory=list)
     weights: dict[str, float] = field(default_factory=dict)
@@ -59,9 +65,11 @@ class Conventions:
     sources: list[str] = field(default_factory=list)  # which files were read, for the record
     _compiled: list[tuple[re.Pattern[str], str]] = field(default_factory=list, repr=False)
     _area_cache: dict[str, str] = field(default_factory=dict, repr=False)
+    _role_cache: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._compiled = [(glob_to_regex(g), a) for g, a in self.areas]
+        self._compiled_roles = [(glob_to_regex(g), r) for g, r in self.roles]
         self._drop_phrases_lower = [p.lower() for p in self.drop_phrases]
         self._bots = {b.lower() for b in self.bots}
         # describe.strip_template's memory of the template sections it cleaned: they repeat in every
@@ -90,6 +98,19 @@ class Conventions:
             self._area_cache[filename] = area
         return area
 
+    def role_of(self, filename: str) -> str:
+        """The repository's role rule for this path, else the built-in conventions (`file_role`)."""
+        if not self._compiled_roles:
+            return file_role(filename)
+        hit = self._role_cache.get(filename)
+        if hit is None:
+            hit = next((r for rx, r in self._compiled_roles if rx.match(filename)), None) or file_role(
+                filename
+            )
+            if len(self._role_cache) < 100_000:
+                self._role_cache[filename] = hit
+        return hit
+
     def is_bot(self, login: str | None) -> bool:
         if not login:
             return False
@@ -97,7 +118,7 @@ class Conventions:
         return low.endswith("[bot]") or low.endswith("-bot") or low in self._bots
 
     def parse_title(self, title: str) -> TitleParts:
-        parts = parse_title(title)
+        parts = parse_title(title, self.kind_verbs)
         if self.tag_aliases and parts.tags:
             tags = [self.tag_aliases.get(t, t) for t in parts.tags]
             parts = TitleParts(tags, parts.kind, parts.breaking, parts.revert, parts.subject)
@@ -124,8 +145,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in over.items():
-        if key == "areas":
-            out["areas"] = list(value) + list(base.get("areas", []))  # the repository's rules first
+        if key in ("areas", "roles"):
+            out[key] = list(value) + list(base.get(key, []))  # the repository's rules first
         elif isinstance(value, dict) and isinstance(base.get(key), dict):
             out[key] = _merge(base[key], value)
         else:
@@ -139,6 +160,20 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
         if not isinstance(rule, dict) or "glob" not in rule or "area" not in rule:
             raise WorkbenchError(f"conventions: area rule {rule!r} needs both 'glob' and 'area'")
         areas.append((str(rule["glob"]), str(rule["area"])))
+    roles = []
+    for rule in d.get("roles", []):
+        if not isinstance(rule, dict) or "glob" not in rule or "role" not in rule:
+            raise WorkbenchError(f"conventions: role rule {rule!r} needs both 'glob' and 'role'")
+        if rule["role"] not in ROLES:
+            raise WorkbenchError(
+                f"conventions: role rule {rule!r} names an unknown role; use one of {', '.join(ROLES)}"
+            )
+        roles.append((str(rule["glob"]), str(rule["role"])))
+    kind_verbs = dict(DEFAULT_KIND_VERBS)
+    for kind, verbs in (d.get("kind_verbs") or {}).items():
+        if not isinstance(verbs, list):
+            raise WorkbenchError(f"conventions: kind_verbs.{kind} should be a list of verbs, not {verbs!r}")
+        kind_verbs.update({str(v).lower(): str(kind).lower() for v in verbs})
     lang = str(d.get("lang", "zh"))
     if lang not in ("zh", "en"):
         raise WorkbenchError(f"conventions: lang must be 'zh' or 'en', not {lang!r}")
@@ -149,6 +184,8 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
             lang=lang,
             title_style=str(d.get("title_style", "auto")),
             areas=areas,
+            roles=roles,
+            kind_verbs=kind_verbs,
             audiences={str(k): str(v) for k, v in (d.get("audiences") or {}).items()},
             bots=[str(b) for b in d.get("bots", [])],
             weights={str(k): float(v) for k, v in (d.get("weights") or {}).items()},

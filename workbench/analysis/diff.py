@@ -11,6 +11,7 @@ named in `FileDiff.flags`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -31,92 +32,178 @@ from .patchscan import (
 ROLES = ("code", "test", "docs", "ci", "build", "config", "generated", "binary", "notebook", "data")
 LARGE_PATCH_LINES = 5000  # past this a view should page; the flag says so
 
+# The conventions below are the common ones of Python, Rust, Go, TypeScript/JavaScript, Java/Kotlin and
+# C/C++ projects. Names are matched whole (a manifest is `Cargo.toml`, not "anything starting with
+# cargo"): a prefix rule once made a Rust solver, `constraints.rs`, a pip constraints file.
 _BINARY_EXT = frozenset(
     "png jpg jpeg gif bmp ico webp svgz pdf zip gz tgz bz2 xz 7z tar whl egg so dylib dll exe bin o a pyc "
     "pt pth ckpt safetensors onnx npy npz pkl pickle h5 hdf5 mp3 mp4 wav avi mov woff woff2 ttf otf eot "
-    "jar class parquet arrow feather db sqlite".split()
+    "jar class parquet arrow feather db sqlite wasm".split()
 )
 _DATA_EXT = frozenset("csv tsv jsonl ndjson txt dat log xml".split())
 _CONFIG_EXT = frozenset("yaml yml toml json ini cfg conf env properties jsonc json5".split())
-_DOC_EXT = frozenset("md rst adoc asciidoc".split())
+_DOC_EXT = frozenset("md mdx rst adoc asciidoc".split())
 _CODE_EXT = frozenset(
-    "py pyi pyx pxd c h cc cpp cxx hpp hh cu cuh go rs java kt scala js jsx ts tsx mjs cjs rb php swift m mm "
-    "sh bash zsh fish ps1 lua pl r jl sql proto cmake vue svelte css scss html htm mlir triton".split()
+    "py pyi pyx pxd c h cc cpp cxx hpp hh hxx ipp inl cu cuh go rs java kt kts scala groovy js jsx ts tsx "
+    "mjs cjs mts cts rb php swift m mm sh bash zsh fish ps1 lua pl r jl sql proto cmake vue svelte css "
+    "scss less html htm mlir triton cs fs zig dart ex exs erl hs ml".split()
 )
 _LOCK_NAMES = frozenset(
-    "uv.lock poetry.lock pipfile.lock package-lock.json yarn.lock pnpm-lock.yaml cargo.lock go.sum "
-    "composer.lock gemfile.lock pdm.lock".split()
+    "uv.lock poetry.lock pipfile.lock package-lock.json npm-shrinkwrap.json yarn.lock pnpm-lock.yaml "
+    "bun.lockb cargo.lock go.sum composer.lock gemfile.lock pdm.lock gradle.lockfile flake.lock".split()
 )
+# Real manifest and build-script names, matched whole.
 _BUILD_NAMES = frozenset(
-    "setup.py setup.cfg pyproject.toml manifest.in makefile cmakelists.txt dockerfile environment.yml "
-    "environment.yaml package.json cargo.toml go.mod gemfile pipfile build.gradle pom.xml tox.ini noxfile.py "
-    "meson.build bazel workspace build.bazel".split()
+    # Python
+    "setup.py setup.cfg pyproject.toml manifest.in tox.ini noxfile.py pipfile environment.yml "
+    "environment.yaml constraints.txt hatch.toml pdm.toml "
+    # Rust
+    "cargo.toml build.rs rust-toolchain rust-toolchain.toml "
+    # Go
+    "go.mod go.work "
+    # TypeScript / JavaScript
+    "package.json pnpm-workspace.yaml lerna.json tsconfig.json "
+    # Java / Kotlin
+    "build.gradle build.gradle.kts settings.gradle settings.gradle.kts gradle.properties pom.xml "
+    "build.xml gradlew "
+    # C / C++
+    "makefile gnumakefile cmakelists.txt meson.build meson_options.txt configure.ac configure.in "
+    "makefile.am conanfile.txt conanfile.py vcpkg.json "
+    # Bazel, containers, others
+    "build build.bazel workspace workspace.bazel module.bazel bazel dockerfile containerfile "
+    "docker-compose.yml docker-compose.yaml compose.yml compose.yaml gemfile flake.nix".split()
 )
+_BUILD_EXT = frozenset("cmake mk gradle bzl dockerfile".split())
 _CI_NAMES = frozenset(
     ".gitlab-ci.yml .travis.yml azure-pipelines.yml jenkinsfile .pre-commit-config.yaml codecov.yml "
-    ".readthedocs.yaml .readthedocs.yml".split()
+    ".codecov.yml .readthedocs.yaml .readthedocs.yml appveyor.yml .appveyor.yml .cirrus.yml .drone.yml "
+    "bitbucket-pipelines.yml .mergify.yml dependabot.yml renovate.json".split()
 )
-_GENERATED_DIRS = ("vendor/", "third_party/", "thirdparty/", "node_modules/", "_vendor/", "__snapshots__/")
-_DOC_DIRS = ("docs/", "doc/", "documentation/")
-_TEST_DIRS = ("tests/", "test/", "testing/", "__tests__/", "spec/")
-_CI_DIRS = (".github/", ".circleci/", ".buildkite/", ".ci/", "ci/", ".gitlab/")
+_GENERATED_DIRS = (
+    "vendor/",
+    "vendored/",
+    "third_party/",
+    "thirdparty/",
+    "third-party/",
+    "node_modules/",
+    "_vendor/",
+)
+# Prose files by name, with no extension or a text one (a `changelog_parser.rs` is code).
+_DOC_NAMES = ("readme", "changelog", "changes", "license", "licence", "copying", "contributing", "authors",
+              "notice", "code_of_conduct", "security", "history")  # fmt: skip
+_DOC_DIRS = ("docs/", "doc/", "documentation/", "website/docs/")
+# Test directories: Python and C/C++ (tests/, test/), Rust integration tests (tests/), Go fixtures
+# (testdata/), JavaScript (__tests__/, __mocks__/, e2e/, cypress/), Java/Kotlin/Gradle (src/test/,
+# src/androidTest/, src/testFixtures/), and fixture trees beside them.
+_TEST_DIRS = (
+    "tests/", "test/", "testing/", "__tests__/", "__mocks__/", "spec/", "specs/", "testdata/", "test_data/",
+    "test-data/", "fixtures/", "e2e/", "cypress/", "androidtest/", "testfixtures/", "unittests/",
+    "unittest/", "integration_tests/", "integration-tests/", "test-utils/", "test_utils/",
+)  # fmt: skip
+_CI_DIRS = (
+    ".github/",
+    ".circleci/",
+    ".buildkite/",
+    ".ci/",
+    "ci/",
+    ".gitlab/",
+    ".woodpecker/",
+    ".azure-pipelines/",
+)
 # The same as "/dir/" needles and prefixes, built once: most file names of a new PR are new to the cache.
 _IN_GENERATED_DIR = re.compile("|".join(re.escape("/" + d) for d in _GENERATED_DIRS))
 _IN_TEST_DIR = re.compile("|".join(re.escape("/" + d) for d in _TEST_DIRS))
 _CI_PREFIXES = tuple("/" + d for d in _CI_DIRS)
 _DOC_PREFIXES = tuple("/" + d for d in _DOC_DIRS)
-_TEST_SUFFIX = re.compile(r"_test\.\w+$|\.(spec|test)\.\w+$")
+# Test files by name (lowercased): Python test_x.py / x_test.py / conftest.py, Go x_test.go, JS/TS
+# x.test.ts / x.spec.tsx, Rust tests.rs / x_tests.rs / test.rs, C/C++ x_test.cc / x_unittest.cpp /
+# test_x.c, Java/Kotlin XTest.java / XTests.kt / XIT.java (matched on the original case: see below).
+_TEST_NAME = re.compile(
+    r"(?:^test_.*|.*_tests?|.*_unittests?|.*_spec|^tests?)\.[a-z0-9]+$|.*\.(?:spec|test|e2e-spec)\.[a-z0-9]+$"
+)
+_JVM_TEST_NAME = re.compile(r"[A-Za-z0-9]+(?:Tests?|IT|Spec|TestCase)\.(?:java|kt|kts|scala|groovy)$")
+# Snapshot and golden files: recorded expected output (insta's .snap, Jest's __snapshots__/, Go's
+# .golden). They are test evidence, never a key file to read.
+_SNAPSHOT_EXT = frozenset("snap golden".split())
+_SNAPSHOT_DIRS = re.compile(r"/(?:__snapshots__|__goldens__|goldens?)/")
+_GENERATED_NAME = re.compile(
+    r".*(?:\.min\.(?:js|css)|_pb2(?:_grpc)?\.pyi?|\.pb\.(?:go|cc|h)|_grpc\.pb\.go|\.pb\.gw\.go|\.gen\.go|"
+    r"_generated\.\w+|\.generated\.\w+|\.g\.dart|\.designer\.cs|\.lock)$|^zz_generated.*\.go$"
+)
+
+
+@lru_cache(maxsize=65536)
+def is_snapshot(filename: str) -> bool:
+    """A recorded expected output (`*.snap`, `*.snap.new`, `__snapshots__/`, `*.golden`)."""
+    path = "/" + (filename or "").replace("\\", "/").lower()
+    name = path.rsplit("/", 1)[-1]
+    parts = name.split(".")
+    return (
+        len(parts) > 1 and (parts[-1] in _SNAPSHOT_EXT or (parts[-1] == "new" and parts[-2] == "snap"))
+    ) or _SNAPSHOT_DIRS.search(path) is not None
 
 
 @lru_cache(maxsize=65536)
 def file_role(filename: str) -> str:
-    """code | test | docs | ci | build | config | generated | binary | notebook | data, by path alone."""
-    path = (filename or "").replace("\\", "/").lower()
+    """code | test | docs | ci | build | config | generated | binary | notebook | data, by path alone.
+
+    A repository's conventions can override this per glob (`[[roles]]`, see conventions.py)."""
+    raw = (filename or "").replace("\\", "/")
+    path = raw.lower()
     name = path.rsplit("/", 1)[-1]
     ext = name.rsplit(".", 1)[-1] if "." in name else ""
     slashed = "/" + path
     if ext in _BINARY_EXT:
         return "binary"
-    if (
-        name in _LOCK_NAMES
-        or name.endswith((".min.js", ".min.css", "_pb2.py", "_pb2_grpc.py", ".pb.go", ".lock"))
-        or ".generated." in name
-        or _IN_GENERATED_DIR.search(slashed)
-    ):
+    if is_snapshot(filename):
+        return "test"
+    if name in _LOCK_NAMES or _GENERATED_NAME.match(name) or _IN_GENERATED_DIR.search(slashed):
         return "generated"
     if slashed.startswith(_CI_PREFIXES) or name in _CI_NAMES:
         # .github/ also holds CODEOWNERS and templates: still the CI/maintenance surface
         return "ci"
     if ext == "ipynb":
         return "notebook"
+    if ext in ("txt", "in") and "/requirements/" in slashed:  # requirements/test.txt: pins, not a test
+        return "build"
     if (
         _IN_TEST_DIR.search(slashed)
-        or name.startswith("test_")
         or name == "conftest.py"
-        or _TEST_SUFFIX.search(name)
+        or (
+            ext in _DOC_EXT and "/mdtest/" in slashed
+        )  # Markdown test suites (mdtest): code blocks + assertions
+        or _TEST_NAME.match(name)
+        or _JVM_TEST_NAME.match(raw.rsplit("/", 1)[-1])
     ):
         return "test"
     if (
         ext in _DOC_EXT
         or slashed.startswith(_DOC_PREFIXES)
-        or name.startswith(("readme", "changelog", "license", "contributing", "authors", "notice"))
+        or (name.startswith(_DOC_NAMES) and ext in ("", "txt", "in"))  # LICENSE-MIT, AUTHORS.txt
     ):
         return "docs"
-    if (
-        name in _BUILD_NAMES
-        or name.startswith(("requirements", "dockerfile", "constraints"))
-        or "/requirements/" in slashed
-        or "/docker/" in slashed
-        or ext in ("cmake", "mk", "gradle", "bzl")
-    ):
+    if _is_build_file(name, ext, slashed):
         return "build"
     if ext in _CONFIG_EXT or name.startswith(".env"):
         return "config"
-    if ext in _CODE_EXT or (not ext and name in ("makefile",)):
+    if ext in _CODE_EXT:
         return "code"
     if ext in _DATA_EXT:
         return "data"
     return "code" if not ext else ("code" if language_of(filename) else "data")
+
+
+def _is_build_file(name: str, ext: str, slashed: str) -> bool:
+    if name in _BUILD_NAMES or ext in _BUILD_EXT:
+        return True
+    stem = name.rsplit(".", 1)[0] if ext else name
+    # pip's requirements files come in families (requirements-dev.txt, requirements/test.in); a
+    # Dockerfile in variants (Dockerfile.cuda); a CMake project in fragments
+    if ext in ("txt", "in") and (stem.startswith("requirements") or "/requirements/" in slashed):
+        return True
+    if name.startswith(("dockerfile.", "containerfile.")) or "/docker/" in slashed:
+        return True
+    return slashed.startswith("/.cargo/") and ext == "toml"
 
 
 _LEXER_CACHE: dict[str, str | None] = {}
@@ -254,6 +341,12 @@ class FileDiff:
     flags: list[str] = field(
         default_factory=list
     )  # binary, no_patch, empty, crlf, replacement_chars, large, malformed
+    # a recorded expected output (`*.snap`, `__snapshots__/`, `*.golden`): role "test", test evidence,
+    # never a key file
+    snapshot: bool = False
+    # a code file whose patch adds tests inline (Rust `#[test]` / `#[cfg(test)]` modules, Go `func
+    # TestX(t *testing.T)` beside the code, Python doctest-free `def test_`, JS `it(`/`test(` blocks)
+    inline_tests: bool = False
     patch: str | None = field(default=None, repr=False)
     _hunks: list[Hunk] | None = field(default=None, repr=False, compare=False)
 
@@ -284,6 +377,8 @@ class FileDiff:
             "binary": self.binary,
             "patch_missing": self.patch_missing,
             "flags": list(self.flags),
+            "snapshot": self.snapshot,
+            "inline_tests": self.inline_tests,
             "hunks": [asdict(h) for h in self.hunks],
         }
 
@@ -293,8 +388,10 @@ class FileDiff:
 _ODD_LINE = re.compile(r"\n[^ +\-\\@\n]")
 
 
-def parse_file(file: dict[str, Any]) -> FileDiff:
-    """One REST-shaped file dict (filename, status, additions, deletions, patch, ...) -> FileDiff."""
+def parse_file(file: dict[str, Any], role_of: Callable[[str], str] | None = None) -> FileDiff:
+    """One REST-shaped file dict (filename, status, additions, deletions, patch, ...) -> FileDiff.
+
+    `role_of`: a repository's role rules (`Conventions.role_of`); `file_role` when None."""
     if not isinstance(file, dict):
         file = {}
     filename = str(file.get("filename") or "")
@@ -306,7 +403,7 @@ def parse_file(file: dict[str, Any]) -> FileDiff:
         additions = _int(additions)
     if type(deletions) is not int or deletions < 0:
         deletions = _int(deletions)
-    role = file_role(filename)
+    role = (role_of or file_role)(filename)
     flags: list[str] = []
     pstatus = file.get("patch_status")
     binary = bool(file.get("binary")) or role == "binary" or (patch or "").startswith("Binary files")
@@ -346,12 +443,30 @@ def parse_file(file: dict[str, Any]) -> FileDiff:
         binary=binary,
         patch_missing=patch_missing,
         flags=flags,
+        snapshot=role == "test" and is_snapshot(filename),
+        inline_tests=role == "code" and patch is not None and adds_inline_tests(patch),
         patch=patch,
     )
 
 
-def parse_files(files: list[dict[str, Any]] | None) -> list[FileDiff]:
-    return [parse_file(f) for f in files or []]
+# An added line that declares a test in Rust, Go, Java/Kotlin, Python, or JS/TS. Gated on cheap literals.
+_INLINE_TEST = re.compile(
+    r"\n\+[ \t]*(?:#\[(?:\w+::)?test\b|#\[cfg\(test\)\]|#\[rstest\b|func Test\w*\(\w+ \*testing\.|@Test\b|"
+    r"@ParameterizedTest\b|(?:async )?def test_\w*\(|(?:it|test|describe)\([\"'`])"
+)
+
+
+def adds_inline_tests(patch: str) -> bool:
+    """Whether a patch adds a test declared inside a code file (see `FileDiff.inline_tests`)."""
+    if "test" not in patch and "Test" not in patch:
+        return False
+    return _INLINE_TEST.search("\n" + patch) is not None
+
+
+def parse_files(
+    files: list[dict[str, Any]] | None, role_of: Callable[[str], str] | None = None
+) -> list[FileDiff]:
+    return [parse_file(f, role_of) for f in files or []]
 
 
 def _int(v: Any) -> int:
@@ -439,6 +554,8 @@ __all__ = [
     "Hunk",
     "FileDiff",
     "file_role",
+    "is_snapshot",
+    "adds_inline_tests",
     "language_of",
     "parse_file",
     "parse_files",

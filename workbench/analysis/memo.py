@@ -72,6 +72,8 @@ _CONV_FIELDS = (
     "lang",
     "title_style",
     "areas",
+    "roles",
+    "kind_verbs",
     "audiences",
     "bots",
     "weights",

@@ -240,3 +240,117 @@ def _collect(node, prefix: str, out: list[tuple[str, str]]) -> None:
         elif isinstance(child, ast.ClassDef):
             out.append((prefix + child.name, ""))
             _collect(child, prefix + child.name + ".", out)
+
+
+# ---- symbols in any language --------------------------------------------------------------------
+# Key symbols come from two places a reader trusts: the enclosing definition git names in each hunk
+# header, and the definition lines a PR adds or removes. Both are read with per-language definition
+# patterns (Python, Rust, Go, TypeScript/JavaScript, Java/Kotlin, C/C++), skipping modifiers, so that a
+# header like `pub(crate) struct Checker<'a> {` names `Checker`, not `pub`.
+
+# Words that are never a symbol: keywords, visibility and other modifiers, primitive types, and
+# placeholder names of examples and fixtures (foo, bar, f, x, A..E are caught as single letters).
+NOISE_SYMBOLS = frozenset(
+    """pub crate self super mod use impl fn let mut const static struct enum trait type where unsafe
+    async await move ref dyn extern return match loop while for if else in as break continue true false
+    none def class lambda pass yield import from with try except finally raise global nonlocal assert del
+    func package var go defer chan select interface map range switch case default fallthrough goto
+    function export new this typeof instanceof void null undefined of readonly declare namespace abstract
+    public private protected internal open override final sealed data object companion val fun
+    int long short char float double bool boolean string str byte usize isize u8 u16 u32 u64 i8 i16 i32
+    i64 f32 f64 virtual inline template typename explicit friend operator sizeof union typedef
+    foo bar baz qux quux spam ham eggs placeholder dummy test tests""".split()
+)
+# Standard traits and interfaces a type implements in passing: `impl Display for X` is about X.
+_PASSING_TRAITS = frozenset(
+    "From Into TryFrom TryInto Display Debug Default Clone Copy Drop Deref DerefMut PartialEq Eq "
+    "PartialOrd Ord Hash Iterator IntoIterator AsRef AsMut Borrow Send Sync Serialize Deserialize "
+    "FromStr Error Fn FnMut FnOnce Future Stringer "
+    # and the methods those traits ask for: `fn fmt` in `impl Display` is plumbing, not the change
+    "fmt clone clone_from hash eq ne cmp partial_cmp drop deref deref_mut from into try_from try_into "
+    "as_ref as_mut default from_str to_string next into_iter serialize deserialize String toString "
+    "equals hashCode compareTo __repr__ __str__ __eq__ __hash__ __init__ __post_init__".split()
+)
+
+
+def is_noise_symbol(name: str) -> bool:
+    """A keyword, modifier, single letter, placeholder or standard trait: never a key symbol."""
+    short = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    return len(short) <= 1 or short.lower() in NOISE_SYMBOLS or short in _PASSING_TRAITS
+
+
+_MODIFIERS = (
+    r"(?:(?:pub(?:\([^)\n]*\))?|export|default|async|unsafe|const|static|public|private|protected|internal|"
+    r"final|abstract|override|open|sealed|data|inline|virtual|extern(?:[ \t]+\"[^\"\n]*\")?|declare|"
+    r"suspend|synchronized)[ \t]+)*"
+)
+# A definition: keyword and name. Go methods have a receiver before the name: `func (s *Server) Serve(`.
+_DEFINITION = (
+    r"(?:def|class|fn|func|struct|enum|trait|interface|function\*?|type|fun|object|union|namespace|"
+    r"module|mod|macro_rules!)[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<name>[A-Za-z_]\w*)"
+)
+# `impl<T> Trait for Type<T>` and `impl Type`: the type is the symbol.
+_IMPL = r"impl(?:[ \t]*<[^\n{]*?>)?[ \t]+(?:[\w:]+(?:<[^\n{]*?>)?[ \t]+for[ \t]+)?(?:[\w]+::)*(?P<impl>[A-Za-z_]\w*)"
+_SECTION_DEF = re.compile(r"^[ \t]*" + _MODIFIERS + r"(?:" + _IMPL + r"|" + _DEFINITION + r")")
+# JS/TS `const name = (...) =>` / `name: function`, C/C++/Java `Type name(` and Python calls: the last
+# identifier before "(" that is not a keyword.
+_SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)[ \t]*(?:<[^\n(]*>)?[ \t]*\(")
+_JS_ARROW = re.compile(
+    r"^[ \t]*" + _MODIFIERS + r"(?:const|let|var)[ \t]+(?P<name>[A-Za-z_$][\w$]*)[ \t]*[:=]"
+)
+
+
+def section_symbol(section: str) -> str | None:
+    """The symbol a hunk header's section text names, or None (a header that is not a definition)."""
+    m = _SECTION_DEF.match(section)
+    if m:
+        name = m.group("impl") or m.group("name")
+        return None if is_noise_symbol(name) else name
+    m = _JS_ARROW.match(section)
+    if m:
+        return None if is_noise_symbol(m.group("name")) else m.group("name")
+    for m in _SECTION_CALLABLE.finditer(section):
+        name = m.group(1)
+        if not is_noise_symbol(name) and name not in _CALL_WORDS:
+            return name
+    return None
+
+
+# Control-flow words that precede "(" in a header without naming a function.
+_CALL_WORDS = frozenset("if for while switch catch match return sizeof typeof elif when assert print".split())
+
+# Added or removed definition lines in any of the languages above: (sign, indent, modifiers, name, rest).
+DEF_LINE = re.compile(
+    r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>" + _MODIFIERS + r")(?:async[ \t]++)?" + _DEFINITION
+    + r"[ \t]*(?P<sig>[(:<{=][^\n]*)?"
+)  # fmt: skip
+
+# Python's own, narrower pattern: most analysed patches are Python, and the generic one tries every
+# modifier of every language on each added line.
+_PY_DEF_LINE = re.compile(
+    r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>(?:async[ \t]++)?)(?:def|class)[ \t]+(?P<name>\w+)"
+    r"[ \t]*(?P<sig>[(:][^\n]*)?"
+)
+# The keywords a definition line of each language holds: a patch with none of them has no definition,
+# and a substring test costs far less than the regex scan.
+_DEF_KEYWORDS = {
+    "Python": ("def ", "class "),
+    "Rust": ("fn ", "struct ", "enum ", "trait ", "type ", "mod ", "union ", "macro_rules!"),
+    "Go": ("func ", "type "),
+}
+_ANY_DEF_KEYWORDS = (
+    "def ", "class ", "fn ", "func", "struct ", "enum ", "trait ", "interface ", "type ", "fun ", "object ",
+    "union ", "namespace ", "mod", "macro_rules!",
+)  # fmt: skip
+
+
+def definition_lines(patch: str, language: str | None) -> Iterator[re.Match[str]]:
+    """Added or removed definition lines of `patch` (groups sign, indent, mods, name, sig), read with
+    the patterns of the file's language. Positions are in "\\n" + patch."""
+    keywords = _DEF_KEYWORDS.get(language or "", _ANY_DEF_KEYWORDS)
+    for k in keywords:  # a loop, not any(<generator>): most patches hold one early
+        if k in patch:
+            break
+    else:
+        return iter(())
+    return (_PY_DEF_LINE if language == "Python" else DEF_LINE).finditer("\n" + patch)

@@ -61,7 +61,7 @@ def analyze(
     n_ev = int(conv.threshold("max_evidence", 3))
     title = record.title
     parts = conv.parse_title(title)
-    files = parse_files(record.files)
+    files = parse_files(record.files, conv.role_of)
     signals: list[Signal] = []
     truncated: list[str] = []
 
@@ -83,7 +83,7 @@ def analyze(
             generated.append(fd)
         elif role != "binary":
             readable.append(fd)
-            if role == "test":
+            if role == "test" or fd.inline_tests:  # a Rust `#[test]` beside the code is a test too
                 test_files.append(fd)
             area = conv.area_of(fd.filename)
             area_lines[area] = area_lines.get(area, 0) + max(1, changes) * (2 if role == "code" else 1)

@@ -17,7 +17,13 @@ import ahocorasick_rs
 from .conventions import Conventions
 from .diff import Concat, FileDiff, added_lines_with, new_line_at
 from .model import Evidence, Signal
-from .patchscan import added_python_methods, hunk_section_texts
+from .patchscan import (
+    added_python_methods,
+    definition_lines,
+    hunk_section_texts,
+    is_noise_symbol,
+    section_symbol,
+)
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -297,17 +303,10 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
     return sigs
 
 
-# Possessive `*+`/`++` where what follows cannot start with a blank or word character: giving back
-# indentation can never help a match, and without them every indented line was retried once per blank.
-_DEF_LINE = re.compile(r"\n([+-])([ \t]*+)(?:async[ \t]++)?(?:def|class)[ \t]+(\w+)[ \t]*([(:][^\n]*)?")
-_SECTION_NAME = re.compile(r"(?:def|class|fn|func|function|struct|impl|interface|module)\s+([A-Za-z_]\w*)")
-_SECTION_CALLABLE = re.compile(r"([A-Za-z_]\w*)\s*\(")
-
-
 @lru_cache(maxsize=16384)  # hunk headers repeat: the same function is touched by many hunks and PRs
 def section_name(section: str) -> str | None:
-    m = _SECTION_NAME.search(section) or _SECTION_CALLABLE.search(section)
-    return m.group(1) if m else None
+    """The symbol a hunk header names (any language; keywords, modifiers and placeholders are not)."""
+    return section_symbol(section)
 
 
 # A detector's find before it becomes evidence: (file name, its patch, position of the line or None, text).
@@ -323,33 +322,66 @@ def _shown(finds: list[_Find], n: int) -> list[Evidence]:
     ]
 
 
+# Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
+_PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
+
+
+_RUST_PUB = re.compile(r"(?:^|\s)pub\s")
+
+
+def _is_public(language: str | None, modifiers: str, name: str) -> bool:
+    """Whether a definition is part of a module's public surface, by its language's own rule."""
+    if language == "Rust":
+        return _RUST_PUB.search(modifiers) is not None  # `pub(crate)` is not the crate's API
+    if language == "Go":
+        return name[:1].isupper()
+    if language in ("TypeScript", "JavaScript", "TSX", "JSX"):
+        return "export" in modifiers
+    if language == "Java":
+        return "public" in modifiers
+    return not name.startswith("_")
+
+
 def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
-    """Enclosing functions from @@ headers, and def/class lines added or removed -> API-change signals."""
+    """Enclosing definitions from @@ headers, and definition lines added or removed (Python, Rust, Go,
+    TypeScript/JavaScript, Java/Kotlin, C/C++) -> key symbols and API-change signals.
+
+    Keywords, modifiers, single letters and placeholder names never become symbols
+    (`patchscan.is_noise_symbol`); snapshot files are recorded output, not definitions."""
     removed_ev: list[Evidence] = []
     signature_ev: list[_Find] = []
     ast_budget = 60_000  # characters of patch per PR worth an ast.parse
     for fd in files:
-        if not fd.patch or fd.role not in ("code", "test", "notebook"):
+        if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
             continue
         symbols = facts.symbols
         w = 1.0 if fd.role == "code" else 0.3
         names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
         for n in names:
             symbols[n] = symbols.get(n, 0) + w
-        if "def " not in fd.patch and "class " not in fd.patch:
+        if fd.filename.endswith(_PROSE_SUFFIXES):
             facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
             continue
         added: dict[str, tuple[str, int]] = {}
         removed: dict[str, str] = {}
+        public: set[str] = set()
         added_indents: set[str] = set()
-        # one scan anchored on newlines finds every added or removed def/class line
-        for m in _DEF_LINE.finditer("\n" + fd.patch):
-            sig = " ".join((m.group(4) or "").split())
-            if m.group(1) == "+":
-                added[m.group(3)] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
-                added_indents.add(m.group(2))
+        # one scan anchored on newlines finds every added or removed definition line
+        for m in definition_lines(fd.patch, fd.language):
+            name = m.group("name")
+            if is_noise_symbol(name):
+                continue
+            sig = " ".join((m.group("sig") or "").split())
+            if _is_public(fd.language, m.group("mods"), name):
+                public.add(name)
+            if m.group("sign") == "+":
+                added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
+                added_indents.add(m.group("indent"))
             else:
-                removed[m.group(3)] = sig
+                removed[name] = sig
+        if not added and not removed:
+            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+            continue
         for name in added:
             names.append(name)
             symbols[name] = symbols.get(name, 0) + (1.5 if fd.role == "code" else 0.3)
@@ -359,6 +391,8 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             # nothing nests where every added definition stands at one indentation: no runs to look for
             nested = added_python_methods(fd.patch, max_chars=20_000) if len(added_indents) > 1 else []
             for qual in nested:
+                if is_noise_symbol(qual):
+                    continue
                 names.append(qual)
                 symbols[qual] = symbols.get(qual, 0) + 1.0
         for name in removed:
@@ -369,7 +403,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         if fd.role != "code":
             continue
         for name, old_sig in removed.items():
-            if name.startswith("_"):
+            if name not in public:
                 continue
             if name not in added:
                 removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
@@ -512,30 +546,74 @@ _BUMP_TITLE = re.compile(
 )
 
 
+# A manifest's own version (`version = "0.5.1"` in Cargo.toml/pyproject.toml, `"version": "0.5.1"` in
+# package.json): set across a workspace, it is a release, not a dependency change.
+_OWN_VERSION = re.compile(r"\n([+-])[ \t]*+\"?version\"?[ \t]*+[:=][ \t]*+\"([^\"\n]+)\"")
+# A dependency on a member of the same workspace: Cargo's `path = ...`, npm's `workspace:` protocol.
+_INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
+
+
+_RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
+
+
 def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Signal]:
-    """Dependency version changes in build files (requirements, pyproject, setup.py, Dockerfile, ...)."""
+    """Dependency version changes in build files (requirements, pyproject, Cargo.toml, package.json,
+    setup.py, Dockerfile, ...), and releases: a version set in the manifests of a workspace reads as one
+    release (signal "release"), with the workspace's own crates/packages pinned to it, not as dozens of
+    dependency changes."""
     ev: list[_Find] = []
+    releases: dict[str, list[str]] = {}  # new version -> manifests that set it as their own
+    internal = 0  # workspace members' versions moved along with the release
     for fd in files:
         if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
             continue
+        head = "\n" + _first_lines(fd.patch, _MAX_KEY_LINES)
+        own = {m.group(1): m.group(2) for m in _OWN_VERSION.finditer(head)}
+        if "+" in own and own.get("-") != own["+"]:
+            releases.setdefault(own["+"], []).append(fd.filename)
         old: dict[str, str] = {}
-        for m in _DEP_LINE.finditer("\n" + _first_lines(fd.patch, _MAX_KEY_LINES)):
+        for m in _DEP_LINE.finditer(head):
             name = m.group(2).lower()
+            if name == "version":  # the manifest's own version, above
+                continue
             if m.group(1) == "-":
                 old[name] = m.group(3)
             elif old.get(name) != m.group(3):
+                line_end = head.find("\n", m.end())
+                if _INTERNAL_DEP.search(head, m.start(), line_end if line_end >= 0 else len(head)):
+                    internal += 1
+                    continue
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
-    if not ev and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
-        ev.append((None, None, None, title))
-    if not ev:
-        return []
     n_ev = int(conv.threshold("max_evidence", 3))
-    return [
-        Signal(
-            "deps.bump",
-            f"dependency versions changed ({len(ev)})",
-            conv.weight("deps.bump"),
-            _shown(ev, n_ev),
+    sigs: list[Signal] = []
+    manifests = sum(len(v) for v in releases.values())
+    if releases and (manifests >= 2 or internal or _RELEASE_TITLE.search(title or "")):
+        # the version the title names, else the one most manifests set (internal crates keep 0.0.x)
+        named = [v for v in releases if v in (title or "")]
+        main = named[0] if named else max(releases, key=lambda v: len(releases[v]))
+        label = f"release {main}: version set in {manifests} manifest(s)" + (
+            f", {internal} workspace member pin(s) moved with it" if internal else ""
         )
-    ]
+        sigs.append(
+            Signal(
+                "release",
+                label,
+                conv.weight("release", conv.weight("deps.bump")),
+                [Evidence(f, None, f"version -> {main}") for f in releases[main][:n_ev]],
+            )
+        )
+    elif releases:  # one manifest's version alone: as before, a version change among the deps
+        ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
+    if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
+        ev.append((None, None, None, title))
+    if ev:
+        sigs.append(
+            Signal(
+                "deps.bump",
+                f"dependency versions changed ({len(ev)})",
+                conv.weight("deps.bump"),
+                _shown(ev, n_ev),
+            )
+        )
+    return sigs

@@ -1,7 +1,12 @@
 """Title conventions: tags, kind and breaking marks parsed from a PR title.
 
-Two styles are common upstream: verl's `[rollout, vllm] fix: ...` (and `[BREAKING][trainer] feat: ...`),
-and conventional commits `fix(scope)!: ...`. Per-repository overrides live in the conventions TOML.
+Styles seen upstream, all read here:
+- verl's `[rollout, vllm] fix: ...` (and `[BREAKING][trainer] feat: ...`);
+- ruff's `[ty] Avoid a panic ...` and `` [`pylint`] Fix ... `` (backticks are stripped from tags);
+- a `tag:` prefix, `parser: handle ...`;
+- conventional commits `fix(scope)!: ...`.
+With no conventional prefix, the kind comes from the title's verb (`Fix ...` -> fix, `Add ...` -> feat);
+per-repository verbs live in the conventions TOML (`[kind_verbs]`).
 """
 
 from __future__ import annotations
@@ -24,12 +29,71 @@ KINDS = (
     "style",
     "revert",
 )
-_BRACKETS = re.compile(r"^\s*((?:\[[^\]]*\]\s*)+)")
+# Conventional-commit spellings that name one of KINDS.
+_KIND_ALIASES = {"docs": "doc", "feature": "feat", "bugfix": "fix", "hotfix": "fix", "tests": "test"}
+
+# The first word (or two) of a title without a conventional prefix -> its kind. Measured on verl's
+# titles that carry both a kind and a verb (`fix: fix ...`, `feat: add ...`) and on ruff's verb-led
+# titles; a repository adds or overrides verbs in its conventions (`[kind_verbs] fix = ["squash"]`).
+_VERBS = {
+    "fix": "fix fixes fixed fixing avoid prevent handle correct resolve repair respect preserve "
+    "restore guard don't dont do+not stop patch workaround ensure retain recover propagate ignore "
+    "skip omit exclude suppress deduplicate dedupe only consider treat keep mitigate tolerate mark exempt "
+    "limit restrict pass fixup return filter sort match gate adjust fallback fall+back invert catch "
+    "silence exit raise bind disambiguate distinguish relax truncate wrap tweak "
+    # on verl's titles that state their kind, these lead fixes more often than anything else
+    "remove removes use make set change modify",
+    "feat": "add adds added adding implement implements support supports introduce introduces allow "
+    "allows enable enables expose new create infer recognize recognise detect extend emit improve "
+    "improves enhance stabilize stabilise narrow validate show include check synthesize expand "
+    "model render ban disallow diagnose track derive accept require reject report warn flag better "
+    "more apply display offer provide understand teach generalize generalise port format parenthesize "
+    "enforce refine generate insert error complete initial print autofix promote parse tell log "
+    "collect list write visit autocomplete annotate represent default",
+    "refactor": "refactor refactors refactoring move rename simplify clean cleanup clean+up extract "
+    "split inline reorganize reorganise restructure consolidate unify replace migrate "
+    "delete deletes drop drops deprecate merge reuse share separate store normalize normalise prefer "
+    "convert switch tidy rework rewrite combine pull isolate group flatten trim "
+    "centralize centralise factor reimplement reclassify box batch",
+    "perf": "optimize optimise speed speed+up cache reduce accelerate compact lazily defer memoize "
+    "parallelize avoid+allocating faster",
+    "doc": "document documents docs doc update+docs update+documentation update+readme "
+    "update+changelog clarify fix+typo fix+typos typo typos link redirect",
+    "test": "test tests add+test add+tests add+a+test add+tests+for add+test+for",
+    "chore": "bump upgrade pin unpin update sync release prepare chore vendor increase run disable "
+    "configure regenerate minor misc small publish re-enable auto-generate lock ecosystem",
+    "revert": "revert reverts",
+    "ci": "ci",
+    "build": "build",
+}
+DEFAULT_KIND_VERBS: dict[str, str] = {
+    verb.replace("+", " "): kind for kind, verbs in _VERBS.items() for verb in verbs.split()
+}
+
+_BRACKETS = re.compile(r"^\s*`?((?:\[[^\]]*\]`?\s*)+)")
 _GROUP = re.compile(r"\[([^\]]*)\]")
 _TAG_SEPARATORS = re.compile(r"[,;/]")
 _CONVENTIONAL = re.compile(r"^\s*(?P<kind>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P<bang>!)?\s*:\s*")
+# `tag: subject`: one word (dots, dashes and slashes allowed) followed by a colon and a space, or
+# `` `ruff server`: subject `` (a code span may hold a blank) too.
+_TAG_PREFIX = re.compile(r"^\s*(?:`(?P<code>[^`\n]{1,40})`|(?P<tag>[A-Za-z][\w.\-/]{0,30}))\s*:\s+")
+_NOT_TAGS = frozenset({"wip", "draft", "rfc", "poc", "nit", "todo", "note", "http", "https"})
+# Dependency-update titles of people and bots (Dependabot's "Bump x from 1 to 2", Renovate's "Update Rust
+# crate x to v2" / "Update dependency x to v2" / "Update NPM Development dependencies"): tagged "deps",
+# so a lock-file-only PR still has an area.
+_DEPS_TITLE = re.compile(
+    r"^(?:bump|update|upgrade|pin|lock)\b.*?(?:\bfrom\b\S*\s+\S+\s+to\b|\b(?:crate|dependency|dependencies|"
+    r"deps|lockfile|lock file|action|image)\b|\bto\s+v?\d)",
+    re.I,
+)
+# A release's own title: "Bump version to 0.5.1", "Release 0.15.8", "Prepare for 0.15.1".
+_RELEASE_TITLE = re.compile(
+    r"^(?:(?:bump|update|set)\s+(?:the\s+)?version\b|release\b|prepare\s+(?:for\s+)?(?:release|v?\d))", re.I
+)
 _REVERT = re.compile(r"^\s*(revert\b|\[revert\])", re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z][\w'\-]*")
 _KINDS = frozenset(KINDS)
+_ADVERBS = frozenset("also always further never now once still then".split())
 
 
 @dataclass(frozen=True)
@@ -48,7 +112,40 @@ def _split_tags(group: str) -> list[str]:
     return [group]
 
 
-def parse_title(title: str) -> TitleParts:
+def _clean_tag(tag: str) -> str:
+    return tag.strip().strip("`'\"").strip().lower()
+
+
+def kind_from_verb(subject: str, verbs: dict[str, str] | None = None) -> str | None:
+    """The kind a title's leading verb implies (two-word verbs first: "update docs" before "update")."""
+    verbs = DEFAULT_KIND_VERBS if verbs is None else verbs
+    words = _WORDS.findall(subject[:80])
+    if not words:
+        return None
+    # an adverb before the verb ("Always parenthesize", "Correctly handle", "Also check") says nothing
+    while (
+        len(words) > 1
+        and words[0].lower() not in verbs
+        and (words[0].lower() in _ADVERBS or words[0].lower().endswith("ly"))
+    ):
+        words = words[1:]
+    first = words[0].lower()
+    if first in ("do", "does") and len(words) > 1 and words[1].lower() == "not":
+        return verbs.get("do not")
+    for n in (3, 2):
+        if len(words) >= n:
+            kind = verbs.get(" ".join(w.lower() for w in words[:n]))
+            if kind:
+                return kind
+    kind = verbs.get(first)
+    if kind is None and len(first) > 4:  # "Handles", "Implemented", "Fixed": the verb's stem
+        for end in ("es", "ed", "s", "d"):
+            if first.endswith(end) and first[: -len(end)] in verbs:
+                return verbs[first[: -len(end)]]
+    return kind
+
+
+def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
     title = title or ""
     rest = title
     tags: list[str] = []
@@ -57,7 +154,7 @@ def parse_title(title: str) -> TitleParts:
     if m:
         for group in _GROUP.findall(m.group(1)):
             for tag in _split_tags(group):
-                tag = tag.strip().lower()
+                tag = _clean_tag(tag)
                 if not tag:
                     continue
                 if tag == "breaking":
@@ -66,14 +163,33 @@ def parse_title(title: str) -> TitleParts:
                     tags.append(tag)
         rest = title[m.end() :]
     kind = None
-    c = _CONVENTIONAL.match(rest) if ":" in rest else None
-    if c and c.group("kind").lower() in _KINDS:
-        kind = c.group("kind").lower()
-        kind = "doc" if kind == "docs" else kind
-        if c.group("scope"):
-            tags.extend(t.strip().lower() for t in _split_tags(c.group("scope")) if t.strip())
-        breaking = breaking or bool(c.group("bang"))
-        rest = rest[c.end() :]
+    for _ in range(2):  # `ty: fix: ...` is a tag, then a conventional kind
+        c = _CONVENTIONAL.match(rest) if ":" in rest else None
+        word = c.group("kind").lower() if c else ""
+        if c and (word in _KINDS or word in _KIND_ALIASES):
+            kind = _KIND_ALIASES.get(word, word)
+            if c.group("scope"):
+                tags.extend(t for t in map(_clean_tag, _split_tags(c.group("scope"))) if t)
+            breaking = breaking or bool(c.group("bang"))
+            rest = rest[c.end() :]
+            break
+        t = _TAG_PREFIX.match(rest) if ":" in rest else None
+        if not t:
+            break
+        tag = _clean_tag(t.group("code") or t.group("tag"))
+        if tag == "breaking":
+            breaking = True
+        elif tag not in _NOT_TAGS:
+            tags.append(tag)
+        rest = rest[t.end() :]
+    if kind is None:
+        kind = kind_from_verb(rest, verbs)
+    if kind in (None, "chore", "build") and not tags:  # a bot's or release's title: give it an area
+        subject = rest.strip()
+        if _RELEASE_TITLE.match(subject):
+            tags.append("release")
+        elif _DEPS_TITLE.match(subject):
+            tags.append("deps")
     revert = bool(_REVERT.match(title)) or kind == "revert" or "revert" in tags
     uniq = list(dict.fromkeys(tags)) if len(tags) > 1 else tags  # first mention kept, in order
     return TitleParts(tags=uniq, kind=kind, breaking=breaking, revert=revert, subject=rest.strip())

@@ -38,6 +38,16 @@ BATCH = 200  # PRs per transaction: few fsyncs, and an interrupted backfill keep
 
 
 @dataclass
+class Unreadable:
+    """A commit the clone cannot show (an object its diff needs is missing): named, then skipped."""
+
+    sha: str
+    number: int | None  # the PR it carries, when its subject says so
+    subject: str
+    reason: str  # git's own last line
+
+
+@dataclass
 class BackfillResult:
     repo: str
     path: str
@@ -51,6 +61,7 @@ class BackfillResult:
     patches_omitted: int = 0
     seconds: float = 0.0
     numbers: list[int] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)  # commits skipped: objects missing
 
     def summary(self) -> str:
         return (
@@ -59,6 +70,15 @@ class BackfillResult:
             + (f", {self.duplicates} duplicates" if self.duplicates else "")
             + (f", {self.patches_omitted} large patches kept as counts only" if self.patches_omitted else "")
             + f") in {self.seconds:.1f}s, zero API requests"
+            + (self.unreadable_note() if self.unreadable else "")
+        )
+
+    def unreadable_note(self) -> str:
+        names = ", ".join(f"#{u.number}" if u.number else u.sha[:12] for u in self.unreadable[:20])
+        more = f" and {len(self.unreadable) - 20} more" if len(self.unreadable) > 20 else ""
+        return (
+            f"; {len(self.unreadable)} commit(s) skipped because the clone lacks objects their diffs need "
+            f"({names}{more}): fetch them again (`git fetch --refetch`) or sync those PRs from GitHub"
         )
 
 
@@ -108,7 +128,8 @@ def check_repo(path: str | Path) -> Path:
     return p
 
 
-def _git_log_cmd(path: Path, since: str | None) -> list[str]:
+def _git_log_cmd(path: Path, since: str | None, start: str = "HEAD", *, one: bool = False) -> list[str]:
+    """The `git log -p` walk of the first-parent chain from `start`; `one`: that commit alone."""
     cmd = [
         "git", "-C", str(path), "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
         "-c", "log.showSignature=false", "-c", "diff.mnemonicPrefix=false",
@@ -117,7 +138,9 @@ def _git_log_cmd(path: Path, since: str | None) -> list[str]:
     ]  # fmt: skip
     if since:
         cmd.append(f"--since={since}")
-    return [*cmd, "HEAD", "--"]
+    if one:
+        cmd.append("-1")
+    return [*cmd, start, "--"]
 
 
 def _stream_commits(proc: subprocess.Popen) -> Iterator[bytes]:
@@ -317,6 +340,48 @@ def _count_commits(path: Path, since: str | None) -> int | None:
     return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else None
 
 
+# What git says when the clone lacks an object a diff needs (a partial or damaged clone, or a public
+# mirror that lost a few blobs): the walk can go on past the commit that needs it.
+_MISSING_OBJECT = re.compile(r"unable to read|missing (?:blob|tree|object)|bad object|object .* is corrupt|"
+                             r"could not read|invalid object", re.I)  # fmt: skip
+_MAX_PROBES = 3  # commits shown one by one after a failure before the walk is declared stuck
+
+
+def _subject_and_number(path: Path, sha: str) -> tuple[str, int | None]:
+    """A commit's PR title and number as commit_to_record reads them (the commit object is readable
+    when only a blob of its diff is missing)."""
+    out = subprocess.run(
+        ["git", "-C", str(path), "log", "-1", "--format=%s%x00%b", sha], capture_output=True, text=True,
+        errors="replace",
+    )  # fmt: skip
+    subject, _, body = out.stdout.partition("\x00")
+    subject = subject.strip()
+    squash, merge = _SQUASH.match(subject), _MERGE.match(subject)
+    if squash:
+        return squash.group("title"), int(squash.group("num"))
+    if merge:
+        return body.strip().split("\n", 1)[0] or subject, int(merge.group("num"))
+    return subject, None
+
+
+def _first_parent(path: Path, sha: str) -> str | None:
+    out = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--verify", "-q", f"{sha}^1"], capture_output=True, text=True
+    )
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _show_one(path: Path, sha: str, since: str | None) -> tuple[_Commit | None, bool, str]:
+    """One commit through the same `git log -p` -> (the commit or None when outside `since`, readable,
+    git's last error line)."""
+    out = subprocess.run(_git_log_cmd(path, since, sha, one=True), capture_output=True)
+    err = out.stderr.decode("utf-8", "replace").strip().splitlines()
+    if out.returncode != 0:
+        return None, False, err[-1] if err else f"exit {out.returncode}"
+    commit = _parse_commit(out.stdout) if out.stdout.startswith(_START) else None
+    return commit, True, ""
+
+
 def backfill(
     store: Store,
     repo: str,
@@ -331,6 +396,8 @@ def backfill(
 
     `since` (a date or a span like 4w) limits by merge time; `limit` stops after N PRs; `numbers`
     keeps only those PRs. Fields an API sync already wrote are kept (store merges by source rank).
+    A commit whose diff needs an object the clone lacks is named in `result.unreadable` and skipped;
+    the walk goes on from its first parent.
     """
     if "/" not in repo:
         raise WorkbenchError(f"repository {repo!r} should be OWNER/REPO")
@@ -346,12 +413,10 @@ def backfill(
     bar = tqdm(
         total=_count_commits(clone, since_iso), unit="commit", desc=f"backfill {repo}", disable=not progress
     )
-    errfile = tempfile.TemporaryFile()  # a file, not a pipe: a chatty git can never block on it
-    proc = subprocess.Popen(_git_log_cmd(clone, since_iso), stdout=subprocess.PIPE, stderr=errfile)
-    stopped_early = False
     seen: set[int] = set()
     batch: list[PRRecord] = []
     status, errors = "ok", []
+    proc: subprocess.Popen | None = None
 
     def flush() -> None:
         _fill_merge_authors(clone, batch)
@@ -360,59 +425,115 @@ def backfill(
         result.prs_written += store.write_prs(repo_pk, batch)
         batch.clear()
 
+    def take(commit: _Commit) -> bool:
+        """Queue one complete commit's PR; True once `limit` or `numbers` is satisfied."""
+        result.commits_seen += 1
+        bar.update(1)
+        record = commit_to_record(repo, commit)
+        if record is None:
+            result.skipped += 1
+            return False
+        if record.number in seen:
+            result.duplicates += 1
+            return False
+        seen.add(record.number)
+        if wanted is not None and record.number not in wanted:
+            return False
+        if record.pr["_git"]["style"] == "merge":
+            result.merges += 1
+        else:
+            result.squash += 1
+        result.files_truncated += int(record.files_truncated)
+        result.patches_omitted += sum(1 for f in record.files if f.get("patch_status") == "omitted")
+        result.numbers.append(record.number)
+        batch.append(record)
+        if len(batch) >= BATCH:
+            flush()
+        return (limit is not None and len(result.numbers) >= limit) or (
+            wanted is not None and wanted <= set(result.numbers)
+        )
+
+    def skip_unreadable(last: _Commit | None, start: str, reason: str) -> str | None:
+        """After a walk died on a missing object: find the commit that cannot be shown, name it, and
+        return where the walk resumes (its first parent; None: nothing older to read).
+
+        Which commit failed is not always the last one in the stream: with rename detection git may read
+        the blobs before it prints the commit's header. So the commits from the last one seen are shown
+        one by one; the first that fails is the unreadable one."""
+        cand: str | None = last.sha if last else start
+        for _ in range(_MAX_PROBES):
+            if cand is None:
+                return None
+            commit, readable, err = _show_one(clone, cand, since_iso)
+            if not readable:
+                subject, number = _subject_and_number(clone, cand)
+                result.unreadable.append(Unreadable(cand, number, subject, err or reason))
+                result.commits_seen += 1
+                bar.update(1)
+                return _first_parent(clone, cand)
+            if commit is None:  # older than `since`: the walk is over
+                return None
+            if take(commit):
+                raise _Done
+            cand = _first_parent(clone, cand)
+        raise WorkbenchError(
+            f"git log keeps failing in {path} after {result.commits_seen} commits ({reason}), yet each "
+            f"commit shows on its own; the {result.prs_written + len(batch)} PRs read before that are cached"
+        )
+
+    start: str | None = "HEAD"
     try:
-        for raw in _stream_commits(proc):
-            commit = _parse_commit(raw)
-            if commit is None:
-                continue
-            result.commits_seen += 1
-            bar.update(1)
-            record = commit_to_record(repo, commit)
-            if record is None:
-                result.skipped += 1
-                continue
-            if record.number in seen:
-                result.duplicates += 1
-                continue
-            seen.add(record.number)
-            if wanted is not None and record.number not in wanted:
-                continue
-            if record.pr["_git"]["style"] == "merge":
-                result.merges += 1
-            else:
-                result.squash += 1
-            result.files_truncated += int(record.files_truncated)
-            result.patches_omitted += sum(1 for f in record.files if f.get("patch_status") == "omitted")
-            result.numbers.append(record.number)
-            batch.append(record)
-            if len(batch) >= BATCH:
-                flush()
-            if (limit is not None and len(result.numbers) >= limit) or (
-                wanted is not None and wanted <= set(result.numbers)
-            ):
-                stopped_early = True
-                break
+        while start is not None:
+            # stderr to a file, not a pipe: a chatty git can never block on it
+            with tempfile.TemporaryFile() as errfile:
+                proc = subprocess.Popen(
+                    _git_log_cmd(clone, since_iso, start), stdout=subprocess.PIPE, stderr=errfile
+                )
+                # A commit is taken once the next one starts: the last of a failed walk may be cut short.
+                last: _Commit | None = None
+                for raw in _stream_commits(proc):
+                    commit = _parse_commit(raw)
+                    if commit is None:
+                        continue
+                    if last is not None and take(last):
+                        raise _Done
+                    last = commit
+                if proc.wait() == 0:
+                    if last is not None and take(last):
+                        raise _Done
+                    break
+                errfile.seek(0)
+                lines = errfile.read().decode("utf-8", "replace").strip().splitlines()
+            reason = lines[-1] if lines else f"exit {proc.returncode}"
+            if not _MISSING_OBJECT.search(reason):
+                raise WorkbenchError(
+                    f"git log failed in {path} after {result.commits_seen} commits ({reason}); the "
+                    f"{result.prs_written + len(batch)} PRs read before that are cached whole"
+                )
+            start = skip_unreadable(last, start, reason)
         flush()
-        if not stopped_early and proc.wait() != 0:
-            errfile.seek(0)
-            lines = errfile.read().decode("utf-8", "replace").strip().splitlines()
-            raise WorkbenchError(
-                f"git log failed in {path} after {result.commits_seen} commits "
-                f"({lines[-1] if lines else f'exit {proc.returncode}'}); the {result.prs_written} PRs read "
-                f"before that are cached whole"
-            )
+    except _Done:
+        flush()
     except BaseException as e:
         status, errors = ("stopped" if isinstance(e, KeyboardInterrupt) else "failed"), [repr(e)]
+        if isinstance(e, WorkbenchError):
+            flush()  # what was read whole before git failed is kept, as the message says
         raise
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
         bar.close()
         result.seconds = time.perf_counter() - t0
-        errfile.close()
+        if result.unreadable and status == "ok":
+            errors = [f"unreadable {u.sha[:12]} (#{u.number}): {u.reason}" for u in result.unreadable]
         store.finish_run(run_id, status, prs_written=result.prs_written, errors=errors, note=result.summary())
     return result
+
+
+class _Done(Exception):
+    """`limit` or `numbers` satisfied: the walk stops early."""
 
 
 def run_backfill_cli(store: Store, args) -> int:
