@@ -48,7 +48,9 @@ class Conventions:
     lang: str = "zh"
     title_style: str = "auto"
     areas: list[tuple[str, str]] = field(default_factory=list)  # (glob, area), first match wins
-    audiences: dict[str, str] = field(default_factory=dict)  # area -> who should read
+    audiences: dict[str, str] = field(default_factory=dict)  # audience name -> how a brief names it
+    # (glob or "tag:NAME", audience name): who reads a file or a title tag; all matches count, in order
+    audience_rules: list[tuple[str, str]] = field(default_factory=list)
     bots: list[str] = field(default_factory=list)
     weights: dict[str, float] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
@@ -62,6 +64,13 @@ class Conventions:
 
     def __post_init__(self) -> None:
         self._compiled = [(glob_to_regex(g), a) for g, a in self.areas]
+        self._audience_paths = [
+            (glob_to_regex(g), a) for g, a in self.audience_rules if not g.startswith("tag:")
+        ]
+        self._audience_tags: dict[str, list[str]] = {}
+        for g, a in self.audience_rules:
+            if g.startswith("tag:"):
+                self._audience_tags.setdefault(g[4:].lower(), []).append(a)
         self._drop_phrases_lower = [p.lower() for p in self.drop_phrases]
         self._bots = {b.lower() for b in self.bots}
         # describe.strip_template's memory of the template sections it cleaned: they repeat in every
@@ -89,6 +98,13 @@ class Conventions:
         if len(self._area_cache) < 100_000:
             self._area_cache[filename] = area
         return area
+
+    def audiences_of_path(self, filename: str) -> list[str]:
+        """Every audience rule's name whose glob matches the file, in rule order."""
+        return [a for rx, a in self._audience_paths if rx.match(filename)]
+
+    def audiences_of_tag(self, tag: str) -> list[str]:
+        return self._audience_tags.get(tag.lower(), [])
 
     def is_bot(self, login: str | None) -> bool:
         if not login:
@@ -124,8 +140,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in over.items():
-        if key == "areas":
-            out["areas"] = list(value) + list(base.get("areas", []))  # the repository's rules first
+        if key in ("areas", "audience_rules"):
+            out[key] = list(value) + list(base.get(key, []))  # the repository's rules first
         elif isinstance(value, dict) and isinstance(base.get(key), dict):
             out[key] = _merge(base[key], value)
         else:
@@ -134,6 +150,14 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conventions:
+    audience_rules = []
+    for rule in d.get("audience_rules", []):
+        if not isinstance(rule, dict) or "audience" not in rule or ("glob" in rule) == ("tag" in rule):
+            raise WorkbenchError(
+                f"conventions: audience rule {rule!r} needs 'audience' and one of 'glob' or 'tag'"
+            )
+        where = str(rule["glob"]) if "glob" in rule else "tag:" + str(rule["tag"])
+        audience_rules.append((where, str(rule["audience"])))
     areas = []
     for rule in d.get("areas", []):
         if not isinstance(rule, dict) or "glob" not in rule or "area" not in rule:
@@ -150,6 +174,7 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
             title_style=str(d.get("title_style", "auto")),
             areas=areas,
             audiences={str(k): str(v) for k, v in (d.get("audiences") or {}).items()},
+            audience_rules=audience_rules,
             bots=[str(b) for b in d.get("bots", [])],
             weights={str(k): float(v) for k, v in (d.get("weights") or {}).items()},
             thresholds={str(k): float(v) for k, v in (d.get("thresholds") or {}).items()},

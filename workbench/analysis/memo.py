@@ -73,6 +73,7 @@ _CONV_FIELDS = (
     "title_style",
     "areas",
     "audiences",
+    "audience_rules",
     "bots",
     "weights",
     "thresholds",

@@ -32,52 +32,61 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     "risk.concurrency": (
         "concurrency: locks, threads, asyncio, sockets, ACKs, races",
         _n(
-            "lock Lock RLock threading Thread asyncio await Semaphore socket zmq recv ack ACK race races deadlock "
-            "barrier mutex atomic multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe"
-        ),
+            "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock "
+            "barrier mutex atomic multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
+            "create_task gather Mutex RwLock Arc AtomicBool AtomicUsize"
+        )
+        + _n("socket.socket( thread::spawn tokio::spawn", "s"),
         ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
     ),
     "risk.memory": (
-        "memory and resources: detach, gc, empty_cache, del, leaks, IPC handles",
+        "memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, leaks, unsafe",
         _n(
-            "detach empty_cache leak ipc_collect IPC weakref OOM __del__ pin_memory share_memory mmap offload "
-            "memory_allocated max_memory release close cleanup"
+            "empty_cache leak ipc_collect IPC weakref OOM __del__ pin_memory share_memory mmap memory_allocated max_memory"
         )
-        + _n("gc.collect", "s"),
+        + (("gc.collect", "s"), ("unsafe {", "s"), ("unsafe fn", "s"), ("unsafe impl", "s")),
         ("memory leak", "leak", "oom", "out of memory", "显存泄漏", "内存泄漏"),
     ),
     "risk.numerics": (
         "numerics: dtype, precision, overflow",
         _n(
-            "dtype float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 precision overflow underflow NaN isnan isinf "
-            "epsilon clamp log_softmax logsumexp autocast int8"
+            "float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 overflow underflow isnan isinf "
+            "epsilon log_softmax logsumexp autocast int8"
         )
         + _n("quantiz", "s"),
         tuple("precision overflow numerical dtype bf16 fp16 fp8 fp32 精度 溢出".split()) + ("nan ",),
     ),
     "risk.error_handling": (
-        "error handling: bare except, pass, swallowed errors",
-        (("suppress(", "s"), ("|| true", "s"), ('errors="ignore"', "s"), ("ignore_errors", "i")),
+        "error handling: bare except, pass, swallowed errors, panics",
+        (("suppress(", "s"), ("|| true", "s"), ('errors="ignore"', "s"), ("ignore_errors", "i"))
+        + _n("panic!( .unwrap()", "s"),
         ("exception", "error handling", "swallow", "crash"),
     ),
     "risk.markers": ("markers added: TODO / FIXME / HACK / XXX", _n("TODO FIXME HACK XXX", "w"), ()),
     "risk.security": (
-        "security: eval/exec, shell=True, pickle/yaml loads, secrets",
+        "security: eval/exec, pickle/yaml loads, remote code, disabled TLS checks",
         _n("eval( exec(", "f")
         + _n(
-            "shell=True pickle.load yaml.load( yaml.unsafe_load torch.load( weights_only=False os.system( "
+            "pickle.load yaml.load( yaml.unsafe_load torch.load( weights_only=False "
             "trust_remote_code=True verify=False",
             "s",
-        )
-        + _n("password secret api_key"),
+        ),
         ("security", "vulnerab", "cve-", "injection", "安全"),
+    ),
+    "risk.compatibility": (
+        "compatibility: code that depends on library versions or patches another library",
+        _n(
+            "__version__ version.parse parse_version is_version_ge packaging.version importlib.metadata "
+            "monkey_patch setattr(",
+            "s",
+        ),
+        (),
     ),
 }
 # Statements judged by where they stand on the line: one pass over added lines' starts.
-_STMT = re.compile(r"\n\+[ \t]*+(del|pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
-_STMT_THEMES = ("risk.memory", "risk.error_handling")
+_STMT = re.compile(r"\n\+[ \t]*+(pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
+_STMT_THEMES = ("risk.error_handling",)
 _STMT_THEME = {
-    "del": "risk.memory",
     "pass": "risk.error_handling",
     "except": "risk.error_handling",
     "set +e": "risk.error_handling",
@@ -132,12 +141,61 @@ RISK_ROLES = frozenset(
 # Themes about what a program does: found only in program code. In shell scripts, CI, build and config
 # files their words are settings ("param_offload=True", "pip install pytest-asyncio", "dtype: bf16"), and
 # on a real verl history such lines were the largest source of memory and concurrency hits.
-PROGRAM_THEMES = frozenset({"risk.concurrency", "risk.memory", "risk.numerics"})
+PROGRAM_THEMES = frozenset({"risk.concurrency", "risk.memory", "risk.numerics", "risk.compatibility"})
 _SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
 
 def _is_program(fd: FileDiff) -> bool:
     return fd.role in ("code", "notebook") and fd.language not in _SCRIPT_LANGUAGES
+
+
+# Lines that say something about the program without being behaviour: imports, logging and metrics.
+_NOT_BEHAVIOUR = re.compile(
+    r"(?:import\s|from\s+[\w.]+\s+import\s|use\s+[\w:]+|#include|require\(|"
+    r"(?:self\.)?(?:logger|logging|log|LOG|tracing|warnings)\.\w+\(|print\(|(?:e?println|info|warn|debug|error|trace)!\(|"
+    r"(?:self\.)?(?:metrics|metric_dict|stats|info_dict)\s*\[|"
+    r"[\w.]*(?:log_metrics|log_dict|add_scalar|wandb\.log|tracker\.log)\()"
+)
+_HASH_COMMENT = frozenset(
+    {"Python", "Bash", "Ruby", "Perl", "R", "YAML", "TOML", "Makefile", "Dockerfile", None}
+)
+
+
+def in_program_code(line: str, offset: int, language: str | None) -> bool:
+    """Whether `line[offset]` stands in program code: not in a comment, a string literal, an import,
+    or a logging or metrics statement. (A word in a comment or a log message changes nothing a
+    program does: on real diffs such lines raised most false risk flags.)"""
+    code = line.lstrip()
+    if not code or code.startswith(("#", "//", "/*", "*", '"""', "'''", "--")):
+        return False
+    if _NOT_BEHAVIOUR.match(code):
+        return False
+    hash_comments = language in _HASH_COMMENT or language not in (
+        "C",
+        "C++",
+        "Rust",
+        "Go",
+        "Java",
+        "JavaScript",
+        "TypeScript",
+    )
+    quote = None
+    i = 0
+    while i < offset and i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"'`":
+            quote = c
+        elif c == "#" and hash_comments:
+            return False
+        elif c == "/" and line.startswith("//", i):
+            return False
+        i += 1
+    return quote is None
 
 
 # A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
@@ -199,8 +257,9 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 if program_only and not _is_program(fd):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
-                if start not in seen and _boundary_ok(text, start, pos, needle, mode):
-                    line = text[start + 1 : end]
+                line = text[start + 1 : end]
+                in_code = name == "risk.markers" or in_program_code(line, pos - start - 1, fd.language)
+                if start not in seen and in_code and _boundary_ok(text, start, pos, needle, mode):
                     if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                         continue
                     seen.add(start)
@@ -212,7 +271,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 break
         if hits:
             facts.theme_hits[name] = hits
-    if "del" in text or "pass" in text or "except" in text or "set +e" in text:
+    if "pass" in text or "except" in text or "set +e" in text:
         for m in _STMT.finditer("\n" + text):
             word, rest = m.group(1), m.group(2).strip()
             if word == "pass" and rest:
@@ -428,7 +487,8 @@ def _first_lines(text: str, n: int) -> str:
 
 
 def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
-    """Dataclass field / argparse defaults changed in code, and keys changed in YAML/TOML/JSON files."""
+    """Defaults changed: dataclass fields and argparse defaults in code, values of existing keys in
+    YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys)."""
     defaults: list[_Find] = []
     keys: list[_Find] = []
     for fd in files:
@@ -470,7 +530,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     new_vals[m.group(2)] = (_value(m.group(3)), m.start())
             for k, (v, at) in new_vals.items():
                 if k in old_vals and old_vals[k] != v:
-                    keys.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
+                    defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
             for k in old_vals:  # in file order: a set difference's order changes with the hash seed
@@ -483,7 +543,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         sigs.append(
             Signal(
                 "config.defaults",
-                f"default values changed in code ({len(defaults)})",
+                f"default values changed ({len(defaults)})",
                 conv.weight("config.defaults"),
                 _shown(defaults, n_ev),
             )
@@ -537,5 +597,113 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
             f"dependency versions changed ({len(ev)})",
             conv.weight("deps.bump"),
             _shown(ev, n_ev),
+        )
+    ]
+
+
+# ---- commands, downloads and secrets ----------------------------------------------------------------
+# A command string run through a shell: subprocess with shell=True, os.system/os.popen, an asyncio shell,
+# or a subprocess call whose command is built from a string (f-string, format, concatenation).
+_SHELL_CALL = re.compile(
+    r"\bshell\s*=\s*True\b|\bos\.(?:system|popen)\(|create_subprocess_shell\(|"
+    r"\bsubprocess\.\w+\(\s*(?:f[\"']|[\"'][^\"']*[\"']\s*(?:\.format\(|%|\+))|"
+    r"\bPopen\(\s*(?:f[\"']|[\w.]*(?:cmd|command)\w*\s*[,)])"
+)
+_SHELL_EVAL = re.compile(r"^\s*(?:eval\s+[\"']?\$|bash\s+-c\s+[\"']?\$|sh\s+-c\s+[\"']?\$)")
+# CI that fetches code it then runs, without a version or digest pinning what it gets
+_PIPE_TO_SHELL = re.compile(r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
+_UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
+_GIT_INSTALL = re.compile(r"\bpip3?\s+install\b[^\n]*\bgit\+https?://[^\s@]+?(?:\.git)?(?=\s|$|\"|')")
+# a secret written into a command (visible in logs and `ps`), not passed through the environment
+_SECRET_FLAG = re.compile(
+    r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
+)
+_SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
+_ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
+
+
+def _added(fd: FileDiff) -> list[tuple[int, str]]:
+    """(position in the patch, line without its sign) of each added line."""
+    out, pos = [], 0
+    for line in fd.patch.split("\n"):
+        if line.startswith("+") and not line.startswith("+++ "):
+            out.append((pos, line[1:]))
+        pos += len(line) + 1
+    return out
+
+
+def _is_script(fd: FileDiff) -> bool:
+    return fd.role in ("ci", "build") or fd.language in _SCRIPT_LANGUAGES or fd.filename.endswith(".sh")
+
+
+def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """Commands run through a shell (security.shell) and secrets on command lines (security.secret_cli)."""
+    shell: list[_Find] = []
+    secrets: list[_Find] = []
+    for fd in files:
+        if not fd.patch or fd.role not in ("code", "ci", "build", "config", "notebook"):
+            continue
+        script = _is_script(fd)
+        for pos, line in _added(fd):
+            code = line.strip()
+            if not code or code.startswith(("#", "//")):
+                continue
+            if script:
+                hit = _SHELL_EVAL.search(code)
+            else:
+                hit = _SHELL_CALL.search(line)
+                if hit and not in_program_code(line, hit.start(), fd.language):
+                    hit = None
+            if hit:
+                shell.append((fd.filename, fd.patch, pos, code[:200]))
+            if script or fd.role == "ci":
+                flag = _SECRET_FLAG.search(code)
+                in_run = _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code)
+                if flag or in_run:
+                    secrets.append((fd.filename, fd.patch, pos, code[:200]))
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs = []
+    if shell:
+        sigs.append(
+            Signal(
+                "security.shell",
+                f"commands run through a shell ({len(shell)})",
+                conv.weight("security.shell"),
+                _shown(shell, n_ev),
+            )
+        )
+    if secrets:
+        sigs.append(
+            Signal(
+                "security.secret_cli",
+                f"secrets on command lines ({len(secrets)})",
+                conv.weight("security.secret_cli"),
+                _shown(secrets, n_ev),
+            )
+        )
+    return sigs
+
+
+def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """CI and scripts that fetch and run code without pinning it: `curl | sh`, an action at @main,
+    `pip install git+https://...` without a commit or tag."""
+    finds: list[_Find] = []
+    for fd in files:
+        if not fd.patch or not _is_script(fd):
+            continue
+        for pos, line in _added(fd):
+            code = line.strip()
+            if code.startswith("#"):
+                continue
+            if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _GIT_INSTALL.search(code):
+                finds.append((fd.filename, fd.patch, pos, code[:200]))
+    if not finds:
+        return []
+    return [
+        Signal(
+            "security.ci_download",
+            f"unpinned downloads run in CI or scripts ({len(finds)})",
+            conv.weight("security.ci_download"),
+            _shown(finds, int(conv.threshold("max_evidence", 3))),
         )
     ]
