@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
-from .model import RISK_KINDS, KeyFile, Risk, Signal
+from .model import RISK_KINDS, Evidence, KeyFile, Risk, Signal
 from .signals import CodeFacts
 
 READ_COST = {
@@ -125,7 +125,13 @@ def _revert_verdict(f: Facts, c: Conventions) -> str:
 
 def _is_trivial(f: Facts, c: Conventions) -> bool:
     # a tiny edit of program code is still worth a look: one changed line can change what runs
-    return not f.code_lines and f.score <= c.threshold("skip_score", 0) and _tiny(f, c)
+    # nor is a changed default: runs that never set it change
+    return (
+        not f.code_lines
+        and not f.has("config.defaults")
+        and f.score <= c.threshold("skip_score", 0)
+        and _tiny(f, c)
+    )
 
 
 def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
@@ -248,28 +254,59 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
 }
 
 
-def risks_of(signals: list[Signal], f: Facts, conv: Conventions) -> list[Risk]:
+_REMOVED_NAME = re.compile(r"removed: (\w+)")
+# a title that says the change is about speed (a "perf" area tag alone says where, not what)
+_PERF_WORDS = re.compile(r"\b(performance|speed ?up|faster|throughput|latency)\b", re.I)
+
+
+def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
+    """A function "removed" from one file and defined in another of the same PR moved: no API goes."""
+    m = _REMOVED_NAME.match(evidence_text)
+    if not m:
+        return False
+    name = m.group(1)
+    return any(name in syms for f, syms in facts.file_symbols.items() if f != file)
+
+
+def risks_of(
+    signals: list[Signal], f: Facts, facts: CodeFacts, conv: Conventions, title: str = ""
+) -> list[Risk]:
+    """Risks by kind, each with the lines that show it (see RISK_OF_SIGNAL), plus the kinds that follow
+    from what the PR is: a fix or revert of program code changes behaviour; a change titled as a
+    performance change is one; a dependency change for a security advisory is a security risk."""
     n_ev = int(conv.threshold("max_evidence", 3))
     by_kind: dict[str, Risk] = {}
-    for s in signals:
-        kind_why = RISK_OF_SIGNAL.get(s.name)
-        if kind_why is None:
-            continue
-        kind, why = kind_why
-        ev = [e for e in s.evidence if e.file] if s.name != "api.breaking" else s.evidence
-        if not ev:
-            continue
+
+    def add(kind: str, why: str, evidence: list[Evidence]) -> None:
         risk = by_kind.setdefault(kind, Risk(kind, why, []))
-        risk.evidence += ev[: n_ev - len(risk.evidence)] if len(risk.evidence) < n_ev else []
-    if f.revert:  # a revert changes behaviour back to what it was: that is its risk
-        by_kind.setdefault(
-            "behaviour-change",
-            Risk(
-                "behaviour-change",
-                "restores earlier behaviour",
-                [e for s in signals if s.name == "revert" for e in s.evidence],
-            ),
-        )
+        for e in evidence:
+            if len(risk.evidence) < n_ev:
+                risk.evidence.append(e)
+
+    for s in signals:
+        if s.name not in RISK_OF_SIGNAL:
+            continue
+        kind, why = RISK_OF_SIGNAL[s.name]
+        ev = s.evidence if s.name == "api.breaking" else [e for e in s.evidence if e.file]
+        if s.name == "api.removed":
+            ev = [e for e in ev if not _moved(e.text, e.file, facts)]
+        if ev:
+            add(kind, why, ev)
+    title_ev = [Evidence(None, None, title)] if title else []
+    if f.revert:
+        add("behaviour-change", "restores earlier behaviour", title_ev)
+    elif f.removal:
+        add("behaviour-change", "a code path users may run goes away", title_ev)
+    elif f.kind == "fix" and f.code_lines:
+        code = [fd for fd in f.files if fd.role in ("code", "notebook")]
+        code.sort(key=lambda fd: -fd.changes)
+        ev = [Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}") for fd in code[:1]]
+        add("behaviour-change", "a fix changes what the code does on the path it fixes", ev or title_ev)
+    if f.kind == "perf" or _PERF_WORDS.search(title or ""):
+        add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
+    text_security = next((s for s in signals if s.name == "risk.security"), None)
+    if text_security and "build" in f.scope and not by_kind.get("security"):
+        add("security", "a dependency changes for a security advisory", text_security.evidence[-1:])
     return [by_kind[k] for k in RISK_KINDS if k in by_kind]
 
 

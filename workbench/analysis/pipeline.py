@@ -64,9 +64,10 @@ _ONLY_SIGNALS = {
     "test": ("tests_only", "tests only"),
 }
 # "Reverts owner/name#N" (GitHub's revert button), "This reverts commit", or a title starting "Revert"
-_REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)|^Revert\b", re.M)
-# a squash-merged revert's title quotes the reverted PR's title, which ends in its own "(#N)"
-_REVERTED_TITLE_NUMBER = re.compile(r'^Revert\s+".*\(#(\d+)\)"', re.I)
+# (a body line merely starting "Revert the default ..." is a sentence, not a revert)
+_REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)")
+# a revert's title quotes the reverted PR's title, which may end in its own "(#N)"
+_REVERTED_TITLE = re.compile(r'^Revert\s+"(.*?)(?:\s*\(#(\d+)\))?"', re.I)
 # A PR that deletes this many times what it adds is a removal: its deleted lines need no close reading.
 _REMOVAL_RATIO = 3
 
@@ -118,7 +119,7 @@ def analyze(
     record: PRRecord, *, conventions: Conventions | None = None, known_prs: dict | None = None
 ) -> Analysis:
     conv = conventions or default_conventions(record.repo)
-    pr = read_pr(record, conv)
+    pr = read_pr(record, conv, known_prs)
     m = measure(pr, conv)
     g = Gathered()
     g.signals += scope_signals(pr, m, conv)
@@ -131,7 +132,16 @@ def analyze(
 # ---- stages ------------------------------------------------------------------------------------------
 
 
-def read_pr(record: PRRecord, conv: Conventions) -> PRInput:
+def _pr_titled(title: str, known_prs: dict | None, before: int) -> int | None:
+    """The latest PR before `before` with exactly this title (a revert quotes the title it reverts)."""
+    want = title.strip().lower()
+    found = [
+        n for n, (t, _s) in (known_prs or {}).items() if n < before and (t or "").strip().lower() == want
+    ]
+    return max(found) if found else None
+
+
+def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) -> PRInput:
     title = record.title
     parts = conv.parse_title(title)
     body = record.body
@@ -139,12 +149,14 @@ def read_pr(record: PRRecord, conv: Conventions) -> PRInput:
     revert_m = _REVERT_BODY.search(head)
     revert = parts.revert or bool(revert_m) or title.lower().startswith("revert")
     reverts = None
-    if revert:
-        if revert_m and revert_m.group(1):
-            reverts = int(revert_m.group(1))
-        else:
-            t = _REVERTED_TITLE_NUMBER.match(title)
-            reverts = int(t.group(1)) if t else None
+    if revert_m and revert_m.group(1):
+        reverts = int(revert_m.group(1))
+    elif revert:
+        quoted = _REVERTED_TITLE.match(title)
+        if quoted and quoted.group(2):
+            reverts = int(quoted.group(2))
+        elif quoted:
+            reverts = _pr_titled(quoted.group(1), known_prs, before=record.number)
     evidence = title if parts.revert or not revert_m else revert_m.group(0)
     return PRInput(
         record=record,
@@ -306,12 +318,13 @@ def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
 
 
 def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Concat | None:
-    """What the code does. A revert's added lines restore old code: its themes are what it undoes, so
-    they are not raised as new risks (its removed API and changed defaults still are)."""
+    """What the code does. A revert's added lines restore old code, and a removal's few added lines
+    rewire what is left: their themes are not raised as new risks (removed API and changed defaults
+    still are)."""
     cat = None
     if m.has_patches:
         cat = Concat(pr.files, RISK_ROLES)
-        if not pr.revert:
+        if not (pr.revert or m.removal):  # judged on what they undo or remove, not on what remains
             scan_themes(cat, g.facts)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_defaults(pr.files, conv)
@@ -410,7 +423,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         score=round(score, 2),
         audience_key=audiences[0],
         audiences=audiences,
-        risks=risks_of(signals, f, conv),
+        risks=risks_of(signals, f, g.facts, conv, pr.title),
         reverts=pr.reverts,
     )
 

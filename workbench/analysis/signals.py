@@ -32,9 +32,9 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     "risk.concurrency": (
         "concurrency: locks, threads, asyncio, sockets, ACKs, races",
         _n(
-            "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock "
-            "barrier mutex atomic multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
-            "create_task gather Mutex RwLock Arc AtomicBool AtomicUsize"
+            "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock asyncio "
+            "mutex atomic multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
+            "create_task Mutex RwLock Arc AtomicBool AtomicUsize"
         )
         + _n("socket.socket( thread::spawn tokio::spawn", "s"),
         ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
@@ -49,11 +49,9 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     ),
     "risk.numerics": (
         "numerics: dtype, precision, overflow",
-        _n(
-            "float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 overflow underflow isnan isinf "
-            "epsilon log_softmax logsumexp autocast int8"
-        )
-        + _n("quantiz", "s"),
+        # dtypes as whole words (a name like `apply_fp8_patches` is not arithmetic)
+        _n("float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 int8 int32 f32 f64", "w")  # not uint8: bytes
+        + _n("overflow underflow isnan isinf nan_to_num epsilon log_softmax logsumexp autocast finfo cumsum"),
         tuple("precision overflow numerical dtype bf16 fp16 fp8 fp32 精度 溢出".split()) + ("nan ",),
     ),
     "risk.error_handling": (
@@ -75,11 +73,8 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     ),
     "risk.compatibility": (
         "compatibility: code that depends on library versions or patches another library",
-        _n(
-            "__version__ version.parse parse_version is_version_ge packaging.version importlib.metadata "
-            "monkey_patch setattr(",
-            "s",
-        ),
+        # patching another library's internals (a version check alone is the cure, not the risk)
+        _n("monkey_patch monkeypatch", "i") + _n("_orig_ .__code__", "s"),
         (),
     ),
 }
@@ -141,7 +136,9 @@ RISK_ROLES = frozenset(
 # Themes about what a program does: found only in program code. In shell scripts, CI, build and config
 # files their words are settings ("param_offload=True", "pip install pytest-asyncio", "dtype: bf16"), and
 # on a real verl history such lines were the largest source of memory and concurrency hits.
-PROGRAM_THEMES = frozenset({"risk.concurrency", "risk.memory", "risk.numerics", "risk.compatibility"})
+PROGRAM_THEMES = frozenset(
+    {"risk.concurrency", "risk.memory", "risk.numerics", "risk.compatibility", "risk.security"}
+)
 _SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
 
@@ -150,12 +147,16 @@ def _is_program(fd: FileDiff) -> bool:
 
 
 # Lines that say something about the program without being behaviour: imports, logging and metrics.
+# Definitions and assertions name things or check them without doing them; "name (type): text" is a
+# docstring's argument line.
 _NOT_BEHAVIOUR = re.compile(
-    r"(?:import\s|from\s+[\w.]+\s+import\s|use\s+[\w:]+|#include|require\(|"
+    r"(?:(?:async\s+)?def\s|class\s|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\s|assert\b|\w+\s+\([^)]*\):\s|import\s|from\s+[\w.]+\s+import\s|use\s+[\w:]+|#include|require\(|"
     r"(?:self\.)?(?:logger|logging|log|LOG|tracing|warnings)\.\w+\(|print\(|(?:e?println|info|warn|debug|error|trace)!\(|"
     r"(?:self\.)?(?:metrics|metric_dict|stats|info_dict)\s*\[|"
     r"[\w.]*(?:log_metrics|log_dict|add_scalar|wandb\.log|tracker\.log)\()"
 )
+# a parameter in a multi-line signature ("dtype: torch.dtype = torch.bfloat16,"): a declaration
+_PARAMETER = re.compile(r"\w+\s*:\s*[^=()]+=\s*[^=]*,\s*$")
 _HASH_COMMENT = frozenset(
     {"Python", "Bash", "Ruby", "Perl", "R", "YAML", "TOML", "Makefile", "Dockerfile", None}
 )
@@ -168,7 +169,7 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
     code = line.lstrip()
     if not code or code.startswith(("#", "//", "/*", "*", '"""', "'''", "--")):
         return False
-    if _NOT_BEHAVIOUR.match(code):
+    if _NOT_BEHAVIOUR.match(code) or _PARAMETER.match(code):
         return False
     hash_comments = language in _HASH_COMMENT or language not in (
         "C",
@@ -500,6 +501,9 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         if fd.role == "code" and fd.language == "Python":
             text = "\n" + p
             for m in _FIELD_DEFAULT.finditer(text):
+                declared = m.group(0).split("=", 1)[0]
+                if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
+                    continue  # a function's parameter, not a field: a signature change, not a default
                 indent, name, old = m.group(1), m.group(2), _value(m.group(3))
                 i = text.find(f"\n+{indent}{name}")
                 if i >= 0:
@@ -529,6 +533,8 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 else:
                     new_vals[m.group(2)] = (_value(m.group(3)), m.start())
             for k, (v, at) in new_vals.items():
+                if k.startswith("_"):
+                    continue  # meta keys (`_target_`: which class reads the section) are not settings
                 if k in old_vals and old_vals[k] != v:
                     defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
@@ -613,7 +619,12 @@ _SHELL_EVAL = re.compile(r"^\s*(?:eval\s+[\"']?\$|bash\s+-c\s+[\"']?\$|sh\s+-c\s
 # CI that fetches code it then runs, without a version or digest pinning what it gets
 _PIPE_TO_SHELL = re.compile(r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
 _UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
-_GIT_INSTALL = re.compile(r"\bpip3?\s+install\b[^\n]*\bgit\+https?://[^\s@]+?(?:\.git)?(?=\s|$|\"|')")
+# CI given more power than reading needs, or packages from hosts it cannot verify
+_CI_ELEVATED = re.compile(
+    r"--privileged\b|seccomp[=:]unconfined|\bcontents:\s*write\b|\bpull_request_target\b|"
+    r"--trusted-host\b|INSECURE_HOST|unsafe-best-match|--extra-index-url\s+http://|\bverify\s*=\s*false\b",
+    re.I,
+)
 # a secret written into a command (visible in logs and `ps`), not passed through the environment
 _SECRET_FLAG = re.compile(
     r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
@@ -685,8 +696,9 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
 
 
 def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
-    """CI and scripts that fetch and run code without pinning it: `curl | sh`, an action at @main,
-    `pip install git+https://...` without a commit or tag."""
+    """CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main), or
+    that run with more power than they need or trust unverified package hosts (--privileged, write
+    permissions, pull_request_target, trusted/insecure hosts)."""
     finds: list[_Find] = []
     for fd in files:
         if not fd.patch or not _is_script(fd):
@@ -695,14 +707,14 @@ def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
             code = line.strip()
             if code.startswith("#"):
                 continue
-            if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _GIT_INSTALL.search(code):
+            if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
                 finds.append((fd.filename, fd.patch, pos, code[:200]))
     if not finds:
         return []
     return [
         Signal(
             "security.ci_download",
-            f"unpinned downloads run in CI or scripts ({len(finds)})",
+            f"CI or scripts run unpinned downloads or with elevated rights ({len(finds)})",
             conv.weight("security.ci_download"),
             _shown(finds, int(conv.threshold("max_evidence", 3))),
         )
