@@ -402,7 +402,7 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
         score += 1.5
     score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
     if fd.filename in leading:
-        score += 3.0
+        score += 4.0
     if "generated" in fd.filename.rsplit("/", 1)[-1].lower():
         score *= 0.5  # a generated copy of a config follows its source
     if fd.status == "removed" and not removal:

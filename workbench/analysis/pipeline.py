@@ -173,13 +173,15 @@ def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) 
 def _omitted_lines(record: PRRecord, files: list[FileDiff]) -> dict[int, int]:
     """Changed lines of files whose patch and counts were both omitted: the PR's own totals minus what
     the files account for, shared among them (else a 4,000-line PR reads as "2 changed lines")."""
-    silent = [i for i, fd in enumerate(files) if fd.patch_missing and not fd.changes]
+    silent = [i for i, fd in enumerate(files) if not fd.patch and not fd.changes and not fd.binary]
     if not silent:
         return {}
     unseen = record.additions + record.deletions - sum(fd.changes for fd in files)
     if unseen <= 0:
         return {}
-    return {i: unseen // len(silent) for i in silent}
+    shares = {i: unseen // len(silent) for i in silent}
+    shares[silent[0]] += unseen % len(silent)  # every line counted once
+    return shares
 
 
 def measure(pr: PRInput, conv: Conventions) -> Measure:
