@@ -249,11 +249,18 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
         "config-default-change",
         "a default changes: runs that never set it behave differently",
     ),
+    "risk.compatibility": (
+        "compatibility",
+        "code branches on library versions: behaviour differs per environment",
+    ),
     "deps.bump": ("compatibility", "dependency versions change: environments pinned elsewhere may break"),
-    "risk.compatibility": ("compatibility", "code branches on library versions or patches another library"),
 }
 
 
+_SIZING_KEY = re.compile(
+    r"size|seqs|bucket|batch|offload|parallel|pad|memory|cache|shard|chunk|max_num", re.I
+)
+_BOOLEAN_CHANGE = re.compile(r":\s*(?:true|false)\s*->\s*(?:true|false)\s*$", re.I)  # a switch, not a size
 _REMOVED_NAME = re.compile(r"removed: (\w+)")
 # a title that says the change is about speed (a "perf" area tag alone says where, not what)
 _PERF_WORDS = re.compile(r"\b(performance|speed ?up|faster|throughput|latency)\b", re.I)
@@ -293,17 +300,37 @@ def risks_of(
         if ev:
             add(kind, why, ev)
     title_ev = [Evidence(None, None, title)] if title else []
+    # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece.
+    # A revert changes behaviour back where it rewrites code; one that only deletes removes an addition.
+    code = [fd for fd in f.files if fd.role in ("code", "notebook")]
+    rewrites = any(fd.deletions for fd in code)
     if f.revert:
-        add("behaviour-change", "restores earlier behaviour", title_ev)
+        if any(fd.additions for fd in code):
+            add("behaviour-change", "restores earlier behaviour", title_ev)
     elif f.removal:
         add("behaviour-change", "a code path users may run goes away", title_ev)
-    elif f.kind == "fix" and f.code_lines:
-        code = [fd for fd in f.files if fd.role in ("code", "notebook")]
-        code.sort(key=lambda fd: -fd.changes)
-        ev = [Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}") for fd in code[:1]]
+    elif f.kind == "fix" and rewrites:
+        biggest = max(code, key=lambda fd: fd.changes)
+        ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
         add("behaviour-change", "a fix changes what the code does on the path it fixes", ev or title_ev)
     if f.kind == "perf" or _PERF_WORDS.search(title or ""):
         add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
+    # a changed default that sizes buffers, batches or parallelism changes memory use and speed
+    sizing = [
+        e
+        for s in signals
+        if s.name == "config.defaults"
+        for e in s.evidence
+        if e.file and _SIZING_KEY.search(e.text.split(":")[0]) and not _BOOLEAN_CHANGE.search(e.text)
+    ]
+    if sizing:
+        add("memory", "a default that sizes buffers, batches or parallelism changes", sizing)
+        add("performance", "a default that sizes buffers, batches or parallelism changes", sizing)
+    removed_keys = [
+        e for s in signals if s.name == "config.keys" for e in s.evidence if e.text.startswith("removed ")
+    ]
+    if removed_keys:
+        add("breaking-api", "config keys are removed or moved: configs that set them break", removed_keys)
     text_security = next((s for s in signals if s.name == "risk.security"), None)
     if text_security and "build" in f.scope and not by_kind.get("security"):
         add("security", "a dependency changes for a security advisory", text_security.evidence[-1:])

@@ -67,6 +67,7 @@ class Conventions:
         self._audience_paths = [
             (glob_to_regex(g), a) for g, a in self.audience_rules if not g.startswith("tag:")
         ]
+        self._audience_cache: dict[str, list[str]] = {}
         self._audience_tags: dict[str, list[str]] = {}
         for g, a in self.audience_rules:
             if g.startswith("tag:"):
@@ -100,8 +101,14 @@ class Conventions:
         return area
 
     def audiences_of_path(self, filename: str) -> list[str]:
-        """Every audience rule's name whose glob matches the file, in rule order."""
-        return [a for rx, a in self._audience_paths if rx.match(filename)]
+        """Every audience rule's name whose glob matches the file, in rule order (kept per file name:
+        the same files recur in many PRs)."""
+        hit = self._audience_cache.get(filename)
+        if hit is None:
+            hit = [a for rx, a in self._audience_paths if rx.match(filename)]
+            if len(self._audience_cache) < 100_000:
+                self._audience_cache[filename] = hit
+        return hit
 
     def audiences_of_tag(self, tag: str) -> list[str]:
         return self._audience_tags.get(tag.lower(), [])

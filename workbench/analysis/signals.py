@@ -15,7 +15,7 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .diff import Concat, FileDiff, added_lines_with, line_bounds, new_line_at
 from .model import Evidence, Signal
 from .patchscan import added_python_methods, hunk_section_texts
 
@@ -60,6 +60,11 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         + _n("panic!( .unwrap()", "s"),
         ("exception", "error handling", "swallow", "crash"),
     ),
+    "risk.compatibility": (
+        "compatibility: code that branches on the versions of the libraries it runs with",
+        _n("is_version_ge version.parse parse_version __version__ packaging.version importlib.metadata", "s"),
+        (),
+    ),
     "risk.markers": ("markers added: TODO / FIXME / HACK / XXX", _n("TODO FIXME HACK XXX", "w"), ()),
     "risk.security": (
         "security: eval/exec, pickle/yaml loads, remote code, disabled TLS checks",
@@ -70,12 +75,6 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
             "s",
         ),
         ("security", "vulnerab", "cve-", "injection", "安全"),
-    ),
-    "risk.compatibility": (
-        "compatibility: code that depends on library versions or patches another library",
-        # patching another library's internals (a version check alone is the cure, not the risk)
-        _n("monkey_patch monkeypatch", "i") + _n("_orig_ .__code__", "s"),
-        (),
     ),
 }
 # Statements judged by where they stand on the line: one pass over added lines' starts.
@@ -137,7 +136,7 @@ RISK_ROLES = frozenset(
 # files their words are settings ("param_offload=True", "pip install pytest-asyncio", "dtype: bf16"), and
 # on a real verl history such lines were the largest source of memory and concurrency hits.
 PROGRAM_THEMES = frozenset(
-    {"risk.concurrency", "risk.memory", "risk.numerics", "risk.compatibility", "risk.security"}
+    {"risk.concurrency", "risk.memory", "risk.numerics", "risk.security", "risk.compatibility"}
 )
 _SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
@@ -533,14 +532,17 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 else:
                     new_vals[m.group(2)] = (_value(m.group(3)), m.start())
             for k, (v, at) in new_vals.items():
-                if k.startswith("_"):
-                    continue  # meta keys (`_target_`: which class reads the section) are not settings
-                if k in old_vals and old_vals[k] != v:
+                if k.startswith("_") or k == "version":
+                    # meta keys (`_target_`: which class reads the section) are not settings, and a
+                    # package's own version is a release: a workspace bump is one release, not N defaults
+                    continue
+                if k in old_vals and old_vals[k] != v and not v.startswith("${"):
+                    # (a value bound to another key, "${...}", follows that key's default: no new one)
                     defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
             for k in old_vals:  # in file order: a set difference's order changes with the hash seed
-                if k in new_vals:
+                if k in new_vals or k == "version":
                     continue
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
     n_ev = int(conv.threshold("max_evidence", 3))
@@ -630,16 +632,27 @@ _SECRET_FLAG = re.compile(
     r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
 )
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
+# Every pattern above in one: which added lines are worth the look
+_SHELL_OR_SECRET = re.compile(
+    "|".join(p.pattern for p in (_SHELL_CALL, _SECRET_FLAG, _SECRET_IN_RUN)) + r"|\b(?:eval|bash|sh)\b",
+    re.I,
+)
+_CI_RISK = re.compile("|".join(p.pattern for p in (_PIPE_TO_SHELL, _UNPINNED_ACTION, _CI_ELEVATED)), re.I)
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
 
 
-def _added(fd: FileDiff) -> list[tuple[int, str]]:
-    """(position in the patch, line without its sign) of each added line."""
-    out, pos = [], 0
-    for line in fd.patch.split("\n"):
-        if line.startswith("+") and not line.startswith("+++ "):
-            out.append((pos, line[1:]))
-        pos += len(line) + 1
+def _added_matching(fd: FileDiff, rx: re.Pattern[str]) -> list[tuple[int, str]]:
+    """(position in the patch, line without its sign) of each added line where `rx` matches: one regex
+    pass over the patch, then a look at the few lines it found (most patches have none)."""
+    patch = fd.patch or ""
+    out: list[tuple[int, str]] = []
+    last = -1
+    for m in rx.finditer(patch):
+        start, end = line_bounds(patch, m.start())
+        if start == last or not patch.startswith("+", start) or patch.startswith("+++ ", start):
+            continue
+        last = start
+        out.append((start, patch[start + 1 : end]))
     return out
 
 
@@ -655,7 +668,7 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         if not fd.patch or fd.role not in ("code", "ci", "build", "config", "notebook"):
             continue
         script = _is_script(fd)
-        for pos, line in _added(fd):
+        for pos, line in _added_matching(fd, _SHELL_OR_SECRET):
             code = line.strip()
             if not code or code.startswith(("#", "//")):
                 continue
@@ -703,7 +716,7 @@ def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     for fd in files:
         if not fd.patch or not _is_script(fd):
             continue
-        for pos, line in _added(fd):
+        for pos, line in _added_matching(fd, _CI_RISK):
             code = line.strip()
             if code.startswith("#"):
                 continue
