@@ -148,7 +148,8 @@ def test_config_keys_changed_in_yaml():
     # a changed value is a changed default (a risk); an added key is only a new setting
     assert [e.text for e in sig(a, "config.defaults").evidence] == ["micro_batch_size: 4 -> 8"]
     assert [e.text for e in sig(a, "config.keys").evidence] == ["added enable_gc: true"]
-    assert [r.kind for r in a.risks] == ["config-default-change"]
+    # a batch size sizes memory and speed too
+    assert [r.kind for r in a.risks] == ["memory", "config-default-change", "performance"]
     y2 = file("pkg/config/ppo.yaml", hunk(3, ["   rollout:", "+    # a comment", "     micro_batch_size: 4"]))
     assert "config.keys" not in names(analyze(record([y2])))
 

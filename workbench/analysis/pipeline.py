@@ -176,7 +176,11 @@ def _omitted_lines(record: PRRecord, files: list[FileDiff]) -> dict[int, int]:
     silent = [i for i, fd in enumerate(files) if not fd.patch and not fd.changes and not fd.binary]
     if not silent:
         return {}
-    unseen = record.additions + record.deletions - sum(fd.changes for fd in files)
+    try:
+        total = record.additions + record.deletions
+    except (AttributeError, TypeError, ValueError):  # a malformed record: its files are all there is
+        return {}
+    unseen = total - sum(fd.changes for fd in files)
     if unseen <= 0:
         return {}
     shares = {i: unseen // len(silent) for i in silent}
