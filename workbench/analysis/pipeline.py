@@ -48,6 +48,7 @@ from .signals import (
     scan_ci_downloads,
     scan_defaults,
     scan_deps,
+    scan_loss_math,
     scan_shell,
     scan_symbols,
     scan_themes,
@@ -332,6 +333,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
         cat = Concat(pr.files, RISK_ROLES)
         if not (pr.revert or m.removal):  # judged on what they undo or remove, not on what remains
             scan_themes(cat, g.facts)
+            scan_loss_math(pr.files, g.facts)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_defaults(pr.files, conv)
         g.signals += scan_shell(pr.files, conv)

@@ -151,7 +151,7 @@ def _is_program(fd: FileDiff) -> bool:
 _NOT_BEHAVIOUR = re.compile(
     r"(?:(?:async\s+)?def\s|class\s|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\s|assert\b|\w+\s+\([^)]*\):\s|import\s|from\s+[\w.]+\s+import\s|use\s+[\w:]+|#include|require\(|"
     r"(?:self\.)?(?:logger|logging|log|LOG|tracing|warnings)\.\w+\(|print\(|(?:e?println|info|warn|debug|error|trace)!\(|"
-    r"(?:self\.)?(?:metrics|metric_dict|stats|info_dict)\s*\[|"
+    r"(?:self\.)?\w*(?:metrics|metric_dict|stats|info_dict)\w*\s*\[|[\"'][\w.-]*/[\w./-]*[\"']\s*:|"
     r"[\w.]*(?:log_metrics|log_dict|add_scalar|wandb\.log|tracker\.log)\()"
 )
 # a parameter in a multi-line signature ("dtype: torch.dtype = torch.bfloat16,"): a declaration
@@ -290,6 +290,34 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
             elif all(len(facts.theme_hits.get(t, ())) >= per_theme for t in _STMT_THEMES):
                 break  # both statement themes are full: later statements change nothing
+
+
+# The arithmetic of a training objective: a changed or removed line that computes a loss, log-prob,
+# advantage, KL, entropy or gradient with a division, product, reduction or exp/log/clamp. Such a line
+# decides what is optimised; a reader checks its scale and masking.
+_LOSS_MATH = re.compile(
+    r"\n[+-](?![+-])[^\n]*?\b\w*(?:loss|logprob|log_prob|advantage|kl|entropy|grad)\w*\b[^\n]*?"
+    r"(?:\s[/*]\s|\.sum\(|\.mean\(|torch\.(?:exp|log|clamp|where|sum|mean)\()"
+)
+
+
+def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) -> None:
+    """Add hits of objective arithmetic (see _LOSS_MATH) to the numerics theme."""
+    hits = facts.theme_hits.get("risk.numerics", [])
+    for fd in files:
+        if not fd.patch or fd.role != "code" or fd.language != "Python" or len(hits) >= per_theme:
+            continue
+        text = "\n" + fd.patch
+        for m in _LOSS_MATH.finditer(text):
+            line = m.group(0)[2:]
+            if not in_program_code(line, len(line) - 1, fd.language):
+                continue
+            hits.append(Hit(fd, m.start(), line.strip()[:200]))
+            facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
+            if len(hits) >= per_theme:
+                break
+    if hits:
+        facts.theme_hits["risk.numerics"] = hits
 
 
 _THEME_WORDS = [(name, words, frozenset(words)) for name, (_label, _needles, words) in THEMES.items()]
@@ -546,6 +574,8 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     continue
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
     n_ev = int(conv.threshold("max_evidence", 3))
+    # a generated copy of a config follows its source: the source's lines are the evidence shown
+    defaults.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
     sigs = []
     if defaults:
         sigs.append(
