@@ -202,3 +202,26 @@ def test_size_uses_pr_totals_when_patches_are_omitted():
         and a.signal("size.large")
         and "8189 changed lines" in a.signal("size.large").label
     )
+
+
+def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
+    loss = py(
+        [
+            "-        seq_losses = torch.sum(loss_mat * loss_mask, dim=-1) / loss_mask.sum(-1)",
+            "+        seq_losses = torch.sum(loss_mat * loss_mask, dim=-1) / loss_scale_factor",
+        ],
+        name="pkg/core_algos.py",
+    )
+    a = analyze(record([loss], title="[algo] fix: seq-mean scale"))
+    numerics = next(r for r in a.risks if r.kind == "numerics")
+    assert (
+        numerics.evidence[0].file == "pkg/core_algos.py" and "loss_scale_factor" in numerics.evidence[-1].text
+    )
+    logged = py(
+        [
+            '+            "actor/kl_loss": kl_loss.detach().item() * loss_scale_factor,',
+            '+        metrics["actor/pg_loss"] = pg_loss.item() * scale',
+            "+        # loss = loss / n  (kept for reference)",
+        ]
+    )
+    assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))

@@ -27,8 +27,10 @@ def _pick_repo(store: Any, repo: str | None) -> str:
     )
 
 
-def final_brief_labels(store: Any, repo: str) -> list[Label]:
-    """A repository's final briefs as labels: the team's verdict and audience."""
+def final_brief_labels(store: Any, repo: str, conventions: Any = None) -> list[Label]:
+    """A repository's final briefs as labels: the team's verdict and audience (a brief names its
+    audience as the conventions display it, "CI maintainers": mapped back to the vocabulary's names)."""
+    names = {v.lower(): k for k, v in (conventions.audiences if conventions else {}).items()}
     frame = store.briefs(repo)
     rows = []
     for number in frame.loc[frame["is_final"] == 1, "number"] if not frame.empty else []:
@@ -36,7 +38,10 @@ def final_brief_labels(store: Any, repo: str) -> list[Label]:
         if final:
             b = final[-1].brief
             rows.append((int(number), b.get("verdict"), b.get("audience")))
-    return labels_from_briefs(rows)
+    labels = labels_from_briefs(rows)
+    for lab in labels:
+        lab.audience = [names.get(a.lower(), a) for a in lab.audience]
+    return labels
 
 
 def run_evaluation(labels: list[Label], store: Any, repo: str, conventions: Any = None) -> Evaluation:
@@ -67,7 +72,10 @@ def run_cli(args: Any) -> int:
     try:
         if args.from_final:
             repo = _pick_repo(store, args.from_final)
-            labels = final_brief_labels(store, repo)
+            conv = load_conventions(
+                repo, getattr(args, "conventions", None), cache=getattr(args, "cache", None)
+            )
+            labels = final_brief_labels(store, repo, conv)
             if not labels:
                 raise WorkbenchError(
                     f"{repo} has no final briefs yet: mark briefs final in the review app, or pass a labels CSV"
