@@ -309,8 +309,9 @@ def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) 
             continue
         text = "\n" + fd.patch
         for m in _LOSS_MATH.finditer(text):
-            line = m.group(0)[2:]
-            if not in_program_code(line, len(line) - 1, fd.language):
+            end = text.find("\n", m.end())
+            line = text[m.start() + 2 : end if end >= 0 else len(text)]
+            if not in_program_code(line, len(m.group(0)) - 3, fd.language):
                 continue
             hits.append(Hit(fd, m.start(), line.strip()[:200]))
             facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
