@@ -52,7 +52,8 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         # dtypes as whole words (a name like `apply_fp8_patches` is not arithmetic)
         _n("float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 int8 int32 f32 f64", "w")  # not uint8: bytes
         + _n("overflow underflow isnan isinf nan_to_num epsilon log_softmax logsumexp autocast finfo cumsum"),
-        tuple("precision overflow numerical dtype bf16 fp16 fp8 fp32 精度 溢出".split()) + ("nan ",),
+        # not "overflow": in prose it is mostly a stack or a buffer ("ty overflows the stack")
+        tuple("precision numerical dtype bf16 fp16 fp8 fp32 精度".split()) + ("nan ",),
     ),
     "risk.error_handling": (
         "error handling: bare except, pass, swallowed errors, panics",
@@ -79,12 +80,6 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
 }
 # Statements judged by where they stand on the line: one pass over added lines' starts.
 _STMT = re.compile(r"\n\+[ \t]*+(pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
-_STMT_THEMES = ("risk.error_handling",)
-_STMT_THEME = {
-    "pass": "risk.error_handling",
-    "except": "risk.error_handling",
-    "set +e": "risk.error_handling",
-}
 
 
 def _boundary_ok(text: str, start: int, pos: int, needle: str, mode: str) -> bool:
@@ -120,8 +115,6 @@ class Hit:
 class CodeFacts:
     """Per-PR results the conclusions reuse: hits per theme, symbols, risk counts per file."""
 
-    # Plain dicts, not Counters: a Counter costs ten times a dict to make, and its += on a new key runs
-    # a Python-level __missing__; the tallies below use dict.get.
     theme_hits: dict[str, list[Hit]] = field(default_factory=dict)
     risk_per_file: dict[str, int] = field(default_factory=dict)
     symbols: dict[str, float] = field(default_factory=dict)  # name -> weight
@@ -271,25 +264,19 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 break
         if hits:
             facts.theme_hits[name] = hits
-    if "pass" in text or "except" in text or "set +e" in text:
-        for m in _STMT.finditer("\n" + text):
-            word, rest = m.group(1), m.group(2).strip()
-            if word == "pass" and rest:
-                continue
-            if word == "except" and not (
-                rest.startswith(":") or rest.startswith(("Exception", "BaseException"))
-            ):
-                continue
-            theme = _STMT_THEME[word]
-            hits = facts.theme_hits.setdefault(theme, [])
-            if len(hits) < per_theme:
-                fd, local = cat.locate(m.start())
-                if theme in PROGRAM_THEMES and not _is_program(fd):
-                    continue
-                hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
-                facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
-            elif all(len(facts.theme_hits.get(t, ())) >= per_theme for t in _STMT_THEMES):
-                break  # both statement themes are full: later statements change nothing
+    # statements judged by where they stand: a bare `pass`, `except:` / `except Exception`, `set +e`
+    for m in _STMT.finditer("\n" + text):
+        word, rest = m.group(1), m.group(2).strip()
+        if word == "pass" and rest:
+            continue
+        if word == "except" and not rest.startswith((":", "Exception", "BaseException")):
+            continue
+        hits = facts.theme_hits.setdefault("risk.error_handling", [])
+        if len(hits) >= per_theme:
+            break
+        fd, local = cat.locate(m.start())
+        hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
+        facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
 
 
 # The arithmetic of a training objective: a changed or removed line that computes a loss, log-prob,
@@ -321,46 +308,33 @@ def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) 
         facts.theme_hits["risk.numerics"] = hits
 
 
-_THEME_WORDS = [(name, words, frozenset(words)) for name, (_label, _needles, words) in THEMES.items()]
-_ALL_WORDS = tuple(dict.fromkeys(w for _name, words, _set in _THEME_WORDS for w in words))
-# Which words a text holds, in one pass (see _MATCHER) rather than one substring search per word.
-_WORD_MATCHER = ahocorasick_rs.AhoCorasick(
-    _ALL_WORDS, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA
-)
+def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Any of the words where a word starts ("race" is not in "trace", "hang" not in "change");
+    Chinese words have no word boundaries and match anywhere."""
+    if not words:
+        return None
+    parts = [(r"(?<![\w])" if w.isascii() else "") + re.escape(w) for w in words]
+    return re.compile("|".join(parts))
+
+
+_THEME_WORDS = {name: _word_pattern(words) for name, (_label, _needles, words) in THEMES.items()}
 
 
 def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
-    """Themes named in the title and description (no file): 'fix memory leak in ...'.
-
-    A word counts only where a word starts ("race" is not in "trace", "hang" is not in "change").
-    """
+    """Themes named in the title and description (no file): 'fix memory leak in ...', with the
+    sentence that names each."""
     out: dict[str, list[Evidence]] = {}
-    # Which words occur at all, in one pass per text: most PRs name no theme, and a theme none of whose
-    # words occurs is then skipped with one set operation instead of a find per word.
-    pairs = []
-    for t in texts:
-        if t:
-            low = t.lower()
-            found = _WORD_MATCHER.find_matches_as_indexes(low, overlapping=True)
-            pairs.append((low, t, {_ALL_WORDS[i] for i, _s, _e in found}))
-    for name, words, word_set in _THEME_WORDS:
-        for low, orig, present in pairs:
-            if word_set.isdisjoint(present):
-                continue
-            hit = -1
-            for w in words:
-                if w not in present:
-                    continue
-                i = low.find(w)
-                while i > 0 and w.isascii() and (low[i - 1].isalnum() or low[i - 1] == "_"):
-                    i = low.find(w, i + 1)
-                if i >= 0:
-                    hit = i
-                    break
-            if hit >= 0:
+    for name, pattern in _THEME_WORDS.items():
+        if pattern is None:
+            continue
+        for text in texts:
+            m = pattern.search(text.lower()) if text else None
+            if m:
+                hit = m.start()
+                low = text.lower()
                 a = max(low.rfind("\n", 0, hit), low.rfind(". ", 0, hit) + 1, hit - 120, 0)
-                e = [x for x in (low.find("\n", hit), low.find(". ", hit)) if x >= 0]
-                sentence = orig[a : min(e + [hit + 160])].strip(" .\n")
+                ends = [x for x in (low.find("\n", hit), low.find(". ", hit)) if x >= 0]
+                sentence = text[a : min(ends + [hit + 160])].strip(" .\n")
                 out.setdefault(name, []).append(Evidence(None, None, sentence))
     return out
 
