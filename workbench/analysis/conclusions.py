@@ -245,6 +245,7 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
     ),
     "api.breaking": ("breaking-api", "marked as breaking: callers or configs must change"),
     "api.removed": ("breaking-api", "public functions or classes are removed or renamed"),
+    "api.signature": ("breaking-api", "public signatures change: callers must follow"),
     "config.defaults": (
         "config-default-change",
         "a default changes: runs that never set it behave differently",
@@ -264,6 +265,26 @@ _BOOLEAN_CHANGE = re.compile(r":\s*(?:true|false)\s*->\s*(?:true|false)\s*$", re
 _REMOVED_NAME = re.compile(r"removed: (\w+)")
 # a title that says the change is about speed (a "perf" area tag alone says where, not what)
 _PERF_WORDS = re.compile(r"\b(performance|speed ?up|faster|throughput|latency)\b", re.I)
+
+
+def _params(sig: str) -> list[str]:
+    inner = sig[sig.find("(") + 1 : sig.rfind(")")] if "(" in sig else ""
+    return [" ".join(p.split()) for p in inner.split(",") if p.strip()]
+
+
+def _only_adds_defaults(evidence_text: str) -> bool:
+    """`f(a, b) -> f(a, b, c=1)`: new parameters with defaults after the old ones keep callers working."""
+    if " -> " not in evidence_text:
+        return False
+    old, new = evidence_text.split(" -> ", 1)
+    if ")" not in new:
+        return True  # the new signature continues on later lines: too little seen to call it breaking
+    before, after = _params(old), _params(new)
+    return (
+        len(after) > len(before)
+        and after[: len(before)] == before
+        and all("=" in p for p in after[len(before) :])
+    )
 
 
 def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
@@ -297,6 +318,8 @@ def risks_of(
         ev = s.evidence if s.name == "api.breaking" else [e for e in s.evidence if e.file]
         if s.name == "api.removed":
             ev = [e for e in ev if not _moved(e.text, e.file, facts)]
+        if s.name == "api.signature":
+            ev = [e for e in ev if not _only_adds_defaults(e.text)]
         if ev:
             add(kind, why, ev)
     title_ev = [Evidence(None, None, title)] if title else []
@@ -326,6 +349,15 @@ def risks_of(
     if sizing:
         add("memory", "a default that sizes buffers, batches or parallelism changes", sizing)
         add("performance", "a default that sizes buffers, batches or parallelism changes", sizing)
+    # a switch whose default flips turns a code path on or off for every run that never set it
+    defaults = [e for s in signals if s.name == "config.defaults" for e in s.evidence if e.file]
+    flips = [e for e in defaults if _BOOLEAN_CHANGE.search(e.text)]
+    if flips:
+        add(
+            "behaviour-change",
+            "a switch's default flips: a path turns on or off for runs that never set it",
+            flips,
+        )
     removed_keys = [
         e for s in signals if s.name == "config.keys" for e in s.evidence if e.text.startswith("removed ")
     ]
