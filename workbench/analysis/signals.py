@@ -15,7 +15,7 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, line_bounds, new_line_at
+from .diff import Concat, FileDiff, added_lines_with, new_line_at
 from .model import Evidence, Signal
 from .patchscan import added_python_methods, hunk_section_texts
 
@@ -308,30 +308,24 @@ def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) 
         facts.theme_hits["risk.numerics"] = hits
 
 
-def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
-    """Any of the words where a word starts ("race" is not in "trace", "hang" not in "change");
-    Chinese words have no word boundaries and match anywhere."""
-    if not words:
-        return None
-    parts = [(r"(?<![\w])" if w.isascii() else "") + re.escape(w) for w in words]
-    return re.compile("|".join(parts))
-
-
-_THEME_WORDS = {name: _word_pattern(words) for name, (_label, _needles, words) in THEMES.items()}
+def _word_at(low: str, word: str) -> int:
+    """Where `word` first occurs at a word start in `low` ("race" is not in "trace", "hang" is not in
+    "change"); Chinese words have no word boundaries and count anywhere. -1: nowhere."""
+    i = low.find(word)
+    while i > 0 and word.isascii() and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        i = low.find(word, i + 1)
+    return i
 
 
 def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
     """Themes named in the title and description (no file): 'fix memory leak in ...', with the
     sentence that names each."""
     out: dict[str, list[Evidence]] = {}
-    for name, pattern in _THEME_WORDS.items():
-        if pattern is None:
-            continue
-        for text in texts:
-            m = pattern.search(text.lower()) if text else None
-            if m:
-                hit = m.start()
-                low = text.lower()
+    lowered = [(t, t.lower()) for t in texts if t]
+    for name, (_label, _needles, words) in THEMES.items():
+        for text, low in lowered:
+            hit = next((i for i in (_word_at(low, w) for w in words) if i >= 0), -1)
+            if hit >= 0:
                 a = max(low.rfind("\n", 0, hit), low.rfind(". ", 0, hit) + 1, hit - 120, 0)
                 ends = [x for x in (low.find("\n", hit), low.find(". ", hit)) if x >= 0]
                 sentence = text[a : min(ends + [hit + 160])].strip(" .\n")
@@ -637,28 +631,36 @@ _SECRET_FLAG = re.compile(
     r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
 )
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
-# Every pattern above in one: which added lines are worth the look
-_SHELL_OR_SECRET = re.compile(
-    "|".join(p.pattern for p in (_SHELL_CALL, _SECRET_FLAG, _SECRET_IN_RUN)) + r"|\b(?:eval|bash|sh)\b",
-    re.I,
+# The words without which none of the patterns above can match: a patch that mentions none of them
+# is not scanned (most patches run no command and name no secret).
+_SHELL_WORDS = ("shell", "system(", "popen(", "Popen(", "subprocess", "eval", "bash -c", "sh -c")
+_SECRET_WORDS = (
+    "token",
+    "TOKEN",
+    "Token",
+    "passw",
+    "PASSW",
+    "secret",
+    "SECRET",
+    "api_key",
+    "api-key",
+    "API_KEY",
 )
-_CI_RISK = re.compile("|".join(p.pattern for p in (_PIPE_TO_SHELL, _UNPINNED_ACTION, _CI_ELEVATED)), re.I)
+_CI_WORDS = ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
+             "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify")  # fmt: skip
+_ADDED_LINE = re.compile(r"^\+(?!\+\+ )(.*)$", re.M)
+
+
+def _mentions(text: str, words: tuple[str, ...]) -> bool:
+    return any(w in text for w in words)
+
+
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
 
 
-def _added_matching(fd: FileDiff, rx: re.Pattern[str]) -> list[tuple[int, str]]:
-    """(position in the patch, line without its sign) of each added line where `rx` matches: one regex
-    pass over the patch, then a look at the few lines it found (most patches have none)."""
-    patch = fd.patch or ""
-    out: list[tuple[int, str]] = []
-    last = -1
-    for m in rx.finditer(patch):
-        start, end = line_bounds(patch, m.start())
-        if start == last or not patch.startswith("+", start) or patch.startswith("+++ ", start):
-            continue
-        last = start
-        out.append((start, patch[start + 1 : end]))
-    return out
+def _added_lines(fd: FileDiff) -> list[tuple[int, str]]:
+    """(position in the patch, line without its sign) of each added line."""
+    return [(m.start(), m.group(1)) for m in _ADDED_LINE.finditer(fd.patch or "")]
 
 
 def _is_script(fd: FileDiff) -> bool:
@@ -673,11 +675,17 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         if not fd.patch or fd.role not in ("code", "ci", "build", "config", "notebook"):
             continue
         script = _is_script(fd)
-        for pos, line in _added_matching(fd, _SHELL_OR_SECRET):
+        look_shell = _mentions(fd.patch, _SHELL_WORDS)
+        look_secret = (script or fd.role == "ci") and _mentions(fd.patch, _SECRET_WORDS)
+        if not (look_shell or look_secret):
+            continue
+        for pos, line in _added_lines(fd):
             code = line.strip()
             if not code or code.startswith(("#", "//")):
                 continue
-            if script:
+            if not look_shell:
+                hit = None
+            elif script:
                 hit = _SHELL_EVAL.search(code)
             else:
                 hit = _SHELL_CALL.search(line)
@@ -685,7 +693,7 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     hit = None
             if hit:
                 shell.append((fd.filename, fd.patch, pos, code[:200]))
-            if script or fd.role == "ci":
+            if look_secret:
                 flag = _SECRET_FLAG.search(code)
                 in_run = _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code)
                 if flag or in_run:
@@ -721,7 +729,9 @@ def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     for fd in files:
         if not fd.patch or not _is_script(fd):
             continue
-        for pos, line in _added_matching(fd, _CI_RISK):
+        if not _mentions(fd.patch, _CI_WORDS):
+            continue
+        for pos, line in _added_lines(fd):
             code = line.strip()
             if code.startswith("#"):
                 continue
