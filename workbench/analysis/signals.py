@@ -15,7 +15,7 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .diff import Concat, FileDiff, added_lines_with, line_bounds, new_line_at
 from .model import Evidence, Signal
 from .patchscan import added_python_methods, hunk_section_texts
 
@@ -282,28 +282,38 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
 # The arithmetic of a training objective: a changed or removed line that computes a loss, log-prob,
 # advantage, KL, entropy or gradient with a division, product, reduction or exp/log/clamp. Such a line
 # decides what is optimised; a reader checks its scale and masking.
-_LOSS_MATH = re.compile(
-    r"\n[+-](?![+-])[^\n]*?\b\w*(?:loss|logprob|log_prob|advantage|kl|entropy|grad)\w*\b[^\n]*?"
-    r"(?:\s[/*]\s|\.sum\(|\.mean\(|torch\.(?:exp|log|clamp|where|sum|mean)\()"
-)
+_OBJECTIVE_WORD = re.compile(r"loss|logprob|log_prob|advantage|kl|entropy|grad")
+_OBJECTIVE_NAME = re.compile(r"\b\w*(?:loss|logprob|log_prob|advantage|kl|entropy|grad)\w*\b")
+_ARITHMETIC = re.compile(r"\s[/*]\s|\.sum\(|\.mean\(|torch\.(?:exp|log|clamp|where|sum|mean)\(")
 
 
 def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) -> None:
-    """Add hits of objective arithmetic (see _LOSS_MATH) to the numerics theme."""
+    """Add hits of objective arithmetic to the numerics theme: each line holding an objective's name
+    is looked at once (added or removed, in program code, with arithmetic after the name)."""
     hits = facts.theme_hits.get("risk.numerics", [])
     for fd in files:
-        if not fd.patch or fd.role != "code" or fd.language != "Python" or len(hits) >= per_theme:
+        if not fd.patch or fd.role != "code" or fd.language != "Python":
             continue
-        text = "\n" + fd.patch
-        for m in _LOSS_MATH.finditer(text):
-            end = text.find("\n", m.end())
-            line = text[m.start() + 2 : end if end >= 0 else len(text)]
-            if not in_program_code(line, len(m.group(0)) - 3, fd.language):
-                continue
-            hits.append(Hit(fd, m.start(), line.strip()[:200]))
-            facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
+        patch, last = fd.patch, -1
+        for m in _OBJECTIVE_WORD.finditer(patch):
             if len(hits) >= per_theme:
                 break
+            start, end = line_bounds(patch, m.start())
+            if (
+                start == last
+                or patch[start : start + 1] not in ("+", "-")
+                or patch.startswith(("+++", "---"), start)
+            ):
+                continue
+            last = start
+            line = patch[start + 1 : end]
+            name = _OBJECTIVE_NAME.search(line)
+            if not name or not _ARITHMETIC.search(line, name.end()):
+                continue
+            if not in_program_code(line, name.start(), fd.language):
+                continue
+            hits.append(Hit(fd, start, line.strip()[:200]))
+            facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
     if hits:
         facts.theme_hits["risk.numerics"] = hits
 
