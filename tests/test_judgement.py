@@ -225,3 +225,12 @@ def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
         ]
     )
     assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))
+
+
+def test_a_workspace_version_bump_is_one_release_not_changed_defaults():
+    crates = [
+        file(f"crates/{c}/Cargo.toml", hunk(1, ['-version = "0.1.5"', '+version = "0.1.6"']))
+        for c in ("ruff", "ruff_linter", "ruff_server")
+    ]
+    a = analyze(record(crates, title="Bump version to 0.1.6", repo="astral-sh/ruff"))
+    assert not a.signal("config.defaults") and "config-default-change" not in kinds(a)
