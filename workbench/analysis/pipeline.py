@@ -108,6 +108,8 @@ class Measure:
 
 @dataclass
 class Gathered:
+    """What the signal stages gather for `conclude`: signals, the diff's facts, the discussion."""
+
     signals: list[Signal] = field(default_factory=list)
     facts: CodeFacts = field(default_factory=CodeFacts)
     cat: Concat | None = None
