@@ -234,3 +234,12 @@ def test_a_workspace_version_bump_is_one_release_not_changed_defaults():
     ]
     a = analyze(record(crates, title="Bump version to 0.1.6", repo="astral-sh/ruff"))
     assert not a.signal("config.defaults") and "config-default-change" not in kinds(a)
+
+
+def test_a_new_refusal_is_a_compatibility_risk_that_does_not_push_the_verdict():
+    refuse = py(['+    if strategy == "fsdp":', '+        raise NotImplementedError("TiledMLP needs FSDP2")'])
+    a = analyze(record([refuse], title="[fsdp] feat: tiled mlp"))
+    compat = next(r for r in a.risks if r.kind == "compatibility")
+    assert "raise NotImplementedError" in compat.evidence[0].text and a.signal("risk.refusal").weight == 0
+    quoted = py(['+    msg = "raise ValueError when empty"'])
+    assert "compatibility" not in kinds(analyze(record([quoted])))

@@ -254,6 +254,7 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
         "compatibility",
         "code branches on library versions: behaviour differs per environment",
     ),
+    "risk.refusal": ("compatibility", "a new error path: inputs or setups that ran before may now stop"),
     "deps.bump": ("compatibility", "dependency versions change: environments pinned elsewhere may break"),
 }
 

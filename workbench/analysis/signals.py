@@ -66,6 +66,11 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         _n("is_version_ge version.parse parse_version __version__ packaging.version importlib.metadata", "s"),
         (),
     ),
+    "risk.refusal": (
+        "new refusals: setups that ran before may now stop with an error",
+        _n("raise\x20ValueError raise\x20NotImplementedError raise\x20RuntimeError", "s"),
+        (),
+    ),
     "risk.markers": ("markers added: TODO / FIXME / HACK / XXX", _n("TODO FIXME HACK XXX", "w"), ()),
     "risk.security": (
         "security: eval/exec, pickle/yaml loads, remote code, disabled TLS checks",
@@ -129,7 +134,14 @@ RISK_ROLES = frozenset(
 # files their words are settings ("param_offload=True", "pip install pytest-asyncio", "dtype: bf16"), and
 # on a real verl history such lines were the largest source of memory and concurrency hits.
 PROGRAM_THEMES = frozenset(
-    {"risk.concurrency", "risk.memory", "risk.numerics", "risk.security", "risk.compatibility"}
+    {
+        "risk.concurrency",
+        "risk.memory",
+        "risk.numerics",
+        "risk.security",
+        "risk.compatibility",
+        "risk.refusal",
+    }
 )
 _SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
