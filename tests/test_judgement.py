@@ -243,3 +243,47 @@ def test_a_new_refusal_is_a_compatibility_risk_that_does_not_push_the_verdict():
     assert "raise NotImplementedError" in compat.evidence[0].text and a.signal("risk.refusal").weight == 0
     quoted = py(['+    msg = "raise ValueError when empty"'])
     assert "compatibility" not in kinds(analyze(record([quoted])))
+
+
+def test_manifests_dependencies_docs_and_releases_are_not_defaults():
+    cargo = file(
+        "Cargo.toml",
+        hunk(
+            1,
+            [
+                '-ruff_cache = { version = "0.0.4", path = "crates/ruff_cache" }',
+                '+ruff_cache = { version = "0.0.5", path = "crates/ruff_cache" }',
+                '-get-size = ["dep:get-size2"]',
+                '+get-size = ["dep:get-size2", "ruff_text_size/get-size"]',
+            ],
+        ),
+        status="modified",
+    )
+    toolchain = file("rust-toolchain.toml", hunk(1, ['-channel = "1.96"', '+channel = "1.96.1"']))
+    schema = file(
+        "ty.schema.json",
+        hunk(1, ['-      "description": "A path.",', '+      "description": "A relative path.",']),
+    )
+    a = analyze(record([cargo, toolchain, schema], title="Update dependencies", repo="astral-sh/ruff"))
+    assert not a.signal("config.defaults") and not {"memory", "performance"} & kinds(a)
+    # a learning rate is a setting, not a release
+    lr = file(
+        "pkg/config/optim.yaml", hunk(1, ["-  lr: 1.0e-6", "+  lr: 2.0e-6", "-  clip: 0.2", "+  clip: 0.28"])
+    )
+    assert len(analyze(record([lr])).signal("config.defaults").evidence) == 2
+
+
+def test_rust_identifiers_that_only_contain_a_theme_word_are_not_themes():
+    rs = file(
+        "crates/ty/src/types.rs",
+        hunk(
+            1,
+            [
+                "+    walk_non_atomic_type(db, ty);",
+                '+    let weakref_name = Name::new_static("__weakref__");',
+            ],
+        ),
+    )
+    assert not {"memory", "concurrency"} & kinds(
+        analyze(record([rs], title="[ty] refactor: walk types", repo="astral-sh/ruff"))
+    )

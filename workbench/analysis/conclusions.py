@@ -197,7 +197,7 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
     if rule.audience:
         for name in conv.audiences_of_tag(rule.audience) or [rule.audience]:
             add(name)
-    for tag in tags:
+    for tag in (t.strip("`") for t in tags):  # [`pylint`] names the area pylint
         mapped = conv.audiences_of_tag(tag)
         for name in mapped or ([] if curated else [tag]):
             add(name)
@@ -321,6 +321,8 @@ def risks_of(
             ev = [e for e in ev if not _moved(e.text, e.file, facts)]
         if s.name == "api.signature":
             ev = [e for e in ev if not _only_adds_defaults(e.text)]
+        if s.name == "deps.bump":  # a package's own version is its release, not a dependency
+            ev = [e for e in ev if not e.text.startswith("version:")]
         if ev:
             add(kind, why, ev)
     title_ev = [Evidence(None, None, title)] if title else []

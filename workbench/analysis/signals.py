@@ -33,17 +33,19 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         "concurrency: locks, threads, asyncio, sockets, ACKs, races",
         _n(
             "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock asyncio "
-            "mutex atomic multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
+            "mutex multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
             "create_task Mutex RwLock Arc AtomicBool AtomicUsize"
         )
+        + _n("atomic", "w")  # not `walk_non_atomic_type`
         + _n("socket.socket( thread::spawn tokio::spawn", "s"),
         ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
     ),
     "risk.memory": (
         "memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, leaks, unsafe",
         _n(
-            "empty_cache leak ipc_collect IPC weakref OOM __del__ pin_memory share_memory mmap memory_allocated max_memory"
+            "empty_cache leak ipc_collect IPC OOM __del__ pin_memory share_memory mmap memory_allocated max_memory"
         )
+        + _n("weakref", "w")  # not `weakref_name`
         + (("gc.collect", "s"), ("unsafe {", "s"), ("unsafe fn", "s"), ("unsafe impl", "s")),
         ("memory leak", "leak", "oom", "out of memory", "显存泄漏", "内存泄漏"),
     ),
@@ -147,7 +149,16 @@ _SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"
 
 
 def _is_program(fd: FileDiff) -> bool:
-    return fd.role in ("code", "notebook") and fd.language not in _SCRIPT_LANGUAGES
+    # a .patch file's lines are another diff's text, not this program's code
+    return (
+        fd.role in ("code", "notebook")
+        and fd.language not in _SCRIPT_LANGUAGES
+        and not fd.filename.endswith((".patch", ".diff"))
+    )
+
+
+# Themes whose needles are one language's words: a Rust docstring quoting `raise ValueError` is not one.
+THEME_LANGUAGES = {"risk.refusal": frozenset({"Python"})}
 
 
 # Lines that say something about the program without being behaviour: imports, logging and metrics.
@@ -259,7 +270,11 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 if text[start] != "+" or text.startswith("+++ ", start):
                     continue
                 fd, local = cat.locate(start)
-                if program_only and not _is_program(fd):
+                if (
+                    program_only
+                    and not _is_program(fd)
+                    or fd.language not in THEME_LANGUAGES.get(name, (fd.language,))
+                ):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
                 line = text[start + 1 : end]
@@ -505,6 +520,14 @@ def _first_lines(text: str, n: int) -> str:
     return "\n".join(text.split("\n", n)[:n])
 
 
+_RELEASE = re.compile(r"^[\"']?v?\d+\.\d+\.\d+")
+_DOC_KEYS = frozenset(
+    {"description", "markdownDescription", "title", "help", "doc", "docs", "summary", "$comment"}
+)
+# a dependency in a manifest: a version, a path/git/workspace source, or a list of features
+_DEPENDENCY_VALUE = re.compile(r"\d+\.\d+|\bversion\b|\bpath\s*=|\bgit\s*=|\bworkspace\b|^\[")
+
+
 def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     """Defaults changed: dataclass fields and argparse defaults in code, values of existing keys in
     YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys)."""
@@ -551,10 +574,17 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 else:
                     new_vals[m.group(2)] = (_value(m.group(3)), m.start())
             for k, (v, at) in new_vals.items():
-                if k.startswith("_") or k == "version":
-                    # meta keys (`_target_`: which class reads the section) are not settings, and a
-                    # package's own version is a release: a workspace bump is one release, not N defaults
+                if k.startswith("_") or k == "version" or k in _DOC_KEYS:
+                    # meta keys (`_target_`: which class reads the section) and documentation are not
+                    # settings, and a package's own version is a release: a workspace bump is one
+                    # release, not N defaults
                     continue
+                if fd.role == "build" and (
+                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(old_vals.get(k, ""))
+                ):
+                    continue  # a manifest's dependency entry (scan_deps reads those), not a setting
+                if _RELEASE.search(v) or _RELEASE.search(old_vals.get(k, "")):
+                    continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
                 if k in old_vals and old_vals[k] != v and not v.startswith("${"):
                     # (a value bound to another key, "${...}", follows that key's default: no new one)
                     defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
