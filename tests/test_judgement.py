@@ -287,3 +287,9 @@ def test_rust_identifiers_that_only_contain_a_theme_word_are_not_themes():
     assert not {"memory", "concurrency"} & kinds(
         analyze(record([rs], title="[ty] refactor: walk types", repo="astral-sh/ruff"))
     )
+
+
+def test_a_script_that_evals_a_variable_runs_it_through_a_shell():
+    sh = file("scripts/run.sh", hunk(3, ['+eval "$USER_CMD"', "+python evaluate.py --eval-steps 10"]))
+    a = analyze(record([sh], title="[scripts] feat: run a command"))
+    assert [e.line for e in a.signal("security.shell").evidence] == [3]

@@ -685,7 +685,7 @@ _SECRET_FLAG = re.compile(
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
 # The words without which none of the patterns above can match: a patch that mentions none of them
 # is not scanned (most patches run no command and name no secret).
-_SHELL_WORDS = ("shell", "system(", "popen(", "Popen(", "subprocess", "eval", "bash -c", "sh -c")
+_SHELL_WORDS = ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c")
 _SECRET_WORDS = (
     "token",
     "TOKEN",
