@@ -293,3 +293,23 @@ def test_a_script_that_evals_a_variable_runs_it_through_a_shell():
     sh = file("scripts/run.sh", hunk(3, ['+eval "$USER_CMD"', "+python evaluate.py --eval-steps 10"]))
     a = analyze(record([sh], title="[scripts] feat: run a command"))
     assert [e.line for e in a.signal("security.shell").evidence] == [3]
+
+
+def test_a_flag_replaced_by_its_opposite_flips_its_meaning():
+    y = file("pkg/config/ppo.yaml", hunk(3, ["   actor:", "-    disable_gc: false", "+    enable_gc: true"]))
+    a = analyze(record([y], title="[trainer] refactor: gc flag"))
+    flip = next(r for r in a.risks if r.kind == "behaviour-change")
+    assert "enable_gc" in flip.evidence[0].text and "opposite" in flip.why
+    same = file("pkg/config/ppo.yaml", hunk(3, ["   actor:", "-    gc_every: 2", "+    gc_period: 2"]))
+    assert "behaviour-change" not in kinds(analyze(record([same], title="[trainer] refactor: rename")))
+
+
+def test_a_revert_links_the_relanding_in_the_cache():
+    known = {
+        41: ("[trainer] feat: new loss", "merged"),
+        50: ("x", "merged"),
+        63: ("[trainer] feat: new loss", "merged"),
+    }
+    code = py(["-    loss = new_loss(x)", "+    loss = old_loss(x)"])
+    a = analyze(record([code], title='Revert "[trainer] feat: new loss"', number=50), known_prs=known)
+    assert [(r.number, r.relation) for r in a.cross_refs[:2]] == [(41, "revert"), (63, "relanded")]

@@ -288,6 +288,33 @@ def _only_adds_defaults(evidence_text: str) -> bool:
     )
 
 
+_NEGATIONS = (("disable_", "enable_"), ("no_", ""), ("skip_", ""), ("without_", "with_"), ("not_", ""))
+
+
+def _bare_flag(key: str) -> tuple[str, bool]:
+    """(the flag without its negation, whether it was negated): disable_gc -> (gc, True)."""
+    leaf = key.rsplit(".", 1)[-1]
+    for neg, pos in _NEGATIONS:
+        if leaf.startswith(neg):
+            return leaf[len(neg) :], True
+        if pos and leaf.startswith(pos):
+            return leaf[len(pos) :], False
+    return leaf, False
+
+
+def _inverted_keys(signals: list[Signal]) -> list[Evidence]:
+    """Config keys removed and added as each other's negation (disable_x -> enable_x, no_x -> x)."""
+    ev = [e for s in signals if s.name == "config.keys" for e in s.evidence]
+    removed = {_bare_flag(e.text.split()[1].rstrip(":")): e for e in ev if e.text.startswith("removed ")}
+    out = []
+    for e in ev:
+        if e.text.startswith("added "):
+            bare, negated = _bare_flag(e.text.split()[1].rstrip(":"))
+            if (bare, not negated) in removed:
+                out.append(e)
+    return out
+
+
 def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
     """A function "removed" from one file and defined in another of the same PR moved: no API goes."""
     m = _REMOVED_NAME.match(evidence_text)
@@ -360,6 +387,13 @@ def risks_of(
             "behaviour-change",
             "a switch's default flips: a path turns on or off for runs that never set it",
             flips,
+        )
+    inverted = _inverted_keys(signals)
+    if inverted:
+        add(
+            "behaviour-change",
+            "a flag is replaced by its opposite: configs that set it now mean the reverse",
+            inverted,
         )
     removed_keys = [
         e for s in signals if s.name == "config.keys" for e in s.evidence if e.text.startswith("removed ")

@@ -40,7 +40,7 @@ class KeyFile:
 @dataclass
 class CrossRef:
     number: int
-    relation: str  # fixes | follow-up | mentions | revert
+    relation: str  # fixes | follow-up | mentions | revert | relanded (what a revert undid, landed again)
     title: str | None = None  # from the cache, when known
     state: str | None = None
     url: str | None = None

@@ -359,7 +359,24 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
         g.refs = [r for r in g.refs if r.number != pr.reverts]
         title, state = (known_prs or {}).get(pr.reverts, (None, None))
         g.refs.insert(0, CrossRef(pr.reverts, "revert", title, state, None))
+        again = _relanding(title, known_prs, after=record.number)
+        if again is not None:  # the reverted work came back later: a reader wants both
+            g.refs = [r for r in g.refs if r.number != again]
+            t, st = known_prs[again]
+            g.refs.insert(1, CrossRef(again, "relanded", t, st, None))
     return out
+
+
+def _relanding(title: str | None, known_prs: dict | None, after: int) -> int | None:
+    """The first PR after `after` that lands the reverted title again ("Reland: ..." or the same title)."""
+    if not title or not known_prs:
+        return None
+    want = title.strip().lower()
+    for n in sorted(k for k in known_prs if k > after):
+        t = (known_prs[n][0] or "").strip().lower()
+        if t == want or (want in t and ("reland" in t or "re-land" in t)):
+            return n
+    return None
 
 
 def data_gaps(record: PRRecord, files: list[FileDiff], m: Measure) -> list[str]:
