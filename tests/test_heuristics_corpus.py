@@ -115,7 +115,10 @@ def test_sample_verdicts(sample):
     leak = _find(sample, ["free weight buckets", "memory"])
     assert leak and leak[0].verdict == "deep"
     docs = [a for r, a in sample.values() if a.signal("docs_only")]
-    assert docs and all(a.verdict == "skim" and a.audience == "docs maintainers" for a in docs)
+    assert docs and all(a.verdict in ("skim", "skip") and a.audience == "docs maintainers" for a in docs)
+    assert all(
+        a.verdict == "skip" for a in docs if sum(a.roles.values()) <= 10
+    )  # a typo fix: the title says it
     ci = [a for r, a in sample.values() if a.signal("ci_only")]
     assert ci and all(a.audience == "CI maintainers" for a in ci)
     bump = _find(sample, ["bump vllm"])

@@ -16,6 +16,7 @@ COMMANDS = {
     "status": "workbench.sources.cli:run_status",
     "sample": "workbench.sources.sample:run_cli",
     "analyze": "workbench.analysis.pipeline:run_cli",
+    "eval": "workbench.evaluation_cli:run_cli",
     "draft": "workbench.drafting.batch:run_draft_cli",
     "digest": "workbench.drafting.batch:run_digest_cli",
     "report": "workbench.report:run_cli",
@@ -132,6 +133,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(p)
     _add_selection(p)
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+
+    p = sub.add_parser(
+        "eval",
+        help="measure the analysis against labels (an expert's CSV, or a repository's final briefs)",
+        description="Analyse labelled PRs and print verdict agreement (overall and per size), audience "
+        "named and matching, the labels' first key file in our top 3, risk precision and recall per kind, "
+        "reverts linked, and the misses one line each.",
+    )
+    _add_cache(p)
+    p.add_argument("labels", nargs="?", metavar="LABELS.csv", help="labels CSV (columns: pr, verdict, ...)")
+    p.add_argument(
+        "--repo", metavar="OWNER/REPO", help="the labels' repository (default: the cache's only one)"
+    )
+    p.add_argument(
+        "--from-final",
+        metavar="OWNER/REPO",
+        help="use the repository's final briefs as labels (their verdicts are the team's judgement)",
+    )
 
     p = sub.add_parser(
         "draft",

@@ -3,16 +3,18 @@
 The stages, in the order `pipeline.analyze` runs them:
   diff.py         patches -> files, hunks, roles, languages (unidiff)
   patchscan.py    the line-level scans of patches the signals share
-  signals.py      the diff's signals: risk themes, symbols, defaults, dependencies
+  signals.py      the diff's signals: risk themes (program code only), symbols, defaults, dependencies,
+                  shell commands, CI downloads and secrets
   description.py  what the author wrote: root cause, numbers, test plan, follow-ups
   discussion.py   reviews, threads, cross-references
-  conclusions.py  VERDICT_RULES (the one ordered table of verdict rules), effort, key files, open items
+  conclusions.py  VERDICT_RULES (the one ordered table of verdict rules), audiences, risks by kind,
+                  effort, key files, open items
   titles.py, conventions.py   per-repository reading conventions (areas, tags, weights, thresholds)
   model.py        the dataclasses the stages return
   memo.py         results of unchanged PRs kept beside the cache (used by orchestration, never by analyze)
 """
 
-from .model import Analysis, CrossRef, Evidence, KeyFile, Signal
+from .model import Analysis, CrossRef, Evidence, KeyFile, Risk, Signal
 from .pipeline import analyze
 
-__all__ = ["Analysis", "CrossRef", "Evidence", "KeyFile", "Signal", "analyze"]
+__all__ = ["Analysis", "CrossRef", "Evidence", "KeyFile", "Risk", "Signal", "analyze"]

@@ -1,18 +1,17 @@
 """Conclusions from signals: the verdict rules (one ordered table), effort and minutes, key files,
-key symbols and open items. Pure functions; `heuristics.analyze` gathers the facts and calls these."""
+key symbols, risks and open items. Pure functions; `pipeline.analyze` gathers the facts and calls these."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from operator import attrgetter
+from dataclasses import dataclass
 
 from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
-from .model import KeyFile, Signal
+from .model import RISK_KINDS, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol
 from .signals import CodeFacts
 
@@ -46,9 +45,7 @@ ROLE_AREAS = frozenset({"ci", "docs", "tests", "build", "examples", "benchmarks"
 
 @dataclass
 class Facts:
-    """What the verdict rules look at: scope, size, score, and the signals themselves.
-
-    Built once the signals are final: `risk_themes` is counted on first use and kept."""
+    """What the verdict rules look at: scope, size, score, and the signals themselves."""
 
     files: list[FileDiff]
     roles: dict[str, int]  # role -> changed lines
@@ -61,8 +58,8 @@ class Facts:
     revert: bool
     has_patches: bool
     dominant_area: str | None
-    # counted on first use: decide and effort_and_minutes may both ask
-    _risk_themes: int | None = field(default=None, init=False, repr=False, compare=False)
+    removal: bool = False  # deletes far more than it adds
+    code_lines: int = 0
 
     def has(self, name: str) -> bool:
         return any(s.name == name for s in self.signals)
@@ -70,14 +67,11 @@ class Facts:
     @property
     def risk_themes(self) -> int:
         """How many risk themes weigh 1 or more (code markers aside)."""
-        n = self._risk_themes
-        if n is None:
-            n = 0
-            for s in self.signals:  # the weight first: most signals weigh less than 1
-                if s.weight >= 1 and s.name.startswith("risk.") and s.name != "risk.markers":
-                    n += 1
-            self._risk_themes = n
-        return n
+        return sum(
+            1
+            for s in self.signals
+            if s.name.startswith("risk.") and s.name != "risk.markers" and s.weight >= 1
+        )
 
 
 @dataclass
@@ -85,17 +79,21 @@ class Rule:
     name: str  # also the label shown as the first deciding reason
     when: Callable[[Facts, Conventions], bool]
     verdict: Callable[[Facts, Conventions], str]
-    audience: str | None = None  # an area key: "ci" | "docs" | "build" | "tests" | "dominant"
+    audience: str | None = None  # a role area the audience starts with: "ci" | "docs" | "build" | "tests"
     label: str = ""
 
 
 def _only(*roles: str) -> Callable[[Facts, Conventions], bool]:
-    allowed = frozenset(roles)  # built once per rule, not once per PR
+    allowed = frozenset(roles)
     return lambda f, c: f.scope <= allowed and bool(f.scope)
 
 
 # ---- THE VERDICT RULES: first match wins ----------------------------------------------------------
 # Thresholds come from the conventions (default.toml [thresholds]); the numbers here are fallbacks.
+
+
+def _tiny(f: Facts, c: Conventions) -> bool:
+    return f.churn <= c.threshold("tiny_lines", 10)
 
 
 def _deep_bar(f: Facts, c: Conventions) -> float:
@@ -108,22 +106,33 @@ def _deep_if_strong(f: Facts, c: Conventions) -> str:
     return "deep" if f.score >= _deep_bar(f, c) else "skim"
 
 
-def _ci_verdict(f: Facts, c: Conventions) -> str:
-    # CI maintainers read a CI change closely when it is big, explains a root cause or touches risky shell
-    close = (
-        f.score >= c.threshold("ci_deep_score", 1.5)
-        or f.churn >= c.threshold("ci_deep_lines", 150)
-        or f.risk_themes
-    )
-    return "deep" if close else "skim"
+def _skip_if_tiny(f: Facts, c: Conventions) -> str:
+    return "skip" if _tiny(f, c) else "skim"
 
 
 def _deps_verdict(f: Facts, c: Conventions) -> str:
-    return "skip" if f.churn <= c.threshold("medium_lines", 80) and not f.risk_themes else "skim"
+    # a small pin or bump is read in its title, unless it closes a security hole
+    if f.churn <= c.threshold("medium_lines", 80) and not f.has("risk.security"):
+        return "skip"
+    return "skim"
+
+
+def _revert_verdict(f: Facts, c: Conventions) -> str:
+    # Judged on what it undoes: a tiny revert, or one that only deletes what an earlier PR added, puts
+    # the code back as readers knew it; one that rewrites code back is worth a skim.
+    added = sum(fd.additions for fd in f.files)
+    return "skip" if _tiny(f, c) or added <= c.threshold("tiny_lines", 10) else "skim"
 
 
 def _is_trivial(f: Facts, c: Conventions) -> bool:
-    return f.score <= c.threshold("skip_score", 0) and f.churn <= c.threshold("tiny_lines", 10)
+    # a tiny edit of program code is still worth a look: one changed line can change what runs
+    # nor is a changed default: runs that never set it change
+    return (
+        not f.code_lines
+        and not f.has("config.defaults")
+        and f.score <= c.threshold("skip_score", 0)
+        and _tiny(f, c)
+    )
 
 
 def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
@@ -136,59 +145,266 @@ VERDICT_RULES: list[Rule] = [
          "no file list: judged from title and description"),
     Rule("generated only", lambda f, c: not f.scope,                   _always("skip"),    None,
          "only generated, vendored or binary files"),
-    # docs are never a deep read: at most a skim, for the docs maintainers
-    Rule("docs only",    _only("docs"),                                _always("skim"),    "docs",
+    # docs, CI and tests are never a deep read: at most a skim for their maintainers; a risk they carry
+    # (an unpinned download, a secret on a command line) is flagged, not read closely
+    Rule("docs only",    _only("docs"),                                _skip_if_tiny,      "docs",
          "docs-only change"),
-    Rule("CI only",      _only("ci"),                                  _ci_verdict,        "ci",
+    Rule("CI only",      _only("ci"),                                  _skip_if_tiny,      "ci",
          "CI-only change"),
     Rule("dependencies only", _only("build", "generated"),             _deps_verdict,      "build",
          "build/dependency-only change"),
-    Rule("revert",       lambda f, c: f.revert,                        _always("skim"),    None,
+    Rule("revert",       lambda f, c: f.revert,                        _revert_verdict,    None,
          "revert of earlier work"),
-    Rule("tests only",   _only("test"),                                _always("skim"),    "tests",
+    Rule("tests only",   _only("test"),                                _skip_if_tiny,      "tests",
          "tests-only change"),
-    Rule("strong signals", lambda f, c: f.score >= _deep_bar(f, c), _always("deep"), "dominant",
+    # a removal's size and its removed functions say how much goes, not how much there is to read
+    Rule("removal",      lambda f, c: f.removal,                       _always("skim"),    None,
+         "mostly removes code: a skim for the users of what goes"),
+    Rule("strong signals", lambda f, c: f.score >= _deep_bar(f, c),    _always("deep"),    None,
          "signals add up to a close read"),
     Rule("trivial",      _is_trivial,                                  _always("skip"),    None,
          "tiny change with nothing notable"),
-    Rule("default",      lambda f, c: True,                            _always("skim"),    "dominant",
+    Rule("default",      lambda f, c: True,                            _always("skim"),    None,
          "worth a skim"),
 ]  # fmt: skip
 
 
-_weight = attrgetter("weight")
-
-
-def decide(f: Facts, conv: Conventions) -> tuple[str, str | None, str | None, list[str]]:
-    """-> (verdict, audience text, audience key, deciding labels). See VERDICT_RULES."""
-    for rule in VERDICT_RULES:  # the last rule always applies
-        if rule.when(f, conv):
-            break
+def decide(f: Facts, conv: Conventions) -> tuple[str, Rule, list[str]]:
+    """-> (verdict, the rule that decided, deciding labels). See VERDICT_RULES."""
+    rule = next(r for r in VERDICT_RULES if r.when(f, conv))  # the last rule always applies
     verdict = rule.verdict(f, conv)
-    key = rule.audience
-    if key == "dominant":  # a code area's maintainers; role areas (ci, docs, ...) only via the X-only rules
-        key = (
-            f.dominant_area
-            if f.dominant_area in conv.audiences and f.dominant_area not in ROLE_AREAS
-            else None
-        )
-    audience = conv.audiences.get(key) if key else None
     # The deciding labels: the rule's, then the signals that push towards the verdict, strongest first.
-    # Those are all positive for "deep" and all negative otherwise, so sorting by weight (descending for
-    # deep) sorts by strength without a key function; the sort is stable: ties keep signal order.
     deep = verdict == "deep"
-    pushing = []
-    for s in f.signals:  # a plain loop: a comprehension costs a function call, for 0-3 signals mostly
-        if (s.weight > 0) == deep and s.weight != 0:
-            pushing.append(s)
-    if len(pushing) > 1:
-        pushing.sort(key=_weight, reverse=deep)
+    pushing = [s for s in f.signals if s.weight != 0 and (s.weight > 0) == deep]
+    pushing.sort(key=lambda s: abs(s.weight), reverse=True)
     deciding = [] if rule.name == "strong signals" else [rule.label]
-    for s in pushing:
-        if len(deciding) == 3:  # at most 3 labels are shown
-            break
-        deciding.append(s.label)
-    return verdict, audience, key, deciding
+    deciding += [s.label for s in pushing]
+    return verdict, rule, deciding[:3]
+
+
+def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> list[str]:
+    """Who should read it, most concerned first; never empty.
+
+    The rule's role area first (a CI-only change is for CI maintainers), then the title's tags (the
+    author's own naming of the module), then the audiences of the files by changed lines; "everyone"
+    for a breaking change and when nothing narrower applies."""
+    names: list[str] = []
+
+    def add(name: str | None) -> None:
+        if name and name not in names:
+            names.append(name)
+
+    curated = any(not g.startswith("tag:") for g, _a in conv.audience_rules)  # the repo names paths
+    if rule.audience:
+        for name in conv.audiences_of_tag(rule.audience) or [rule.audience]:
+            add(name)
+    for tag in (t.strip("`") for t in tags):  # [`pylint`] names the area pylint
+        mapped = conv.audiences_of_tag(tag)
+        for name in mapped or ([] if curated else [tag]):
+            add(name)
+    votes: dict[str, float] = {}
+    for fd in f.files:
+        if fd.role in ("generated", "binary"):
+            continue
+        weight = max(1, fd.changes) * (2 if fd.role == "code" else 1)
+        found = conv.audiences_of_path(fd.filename)
+        if not found and not curated:  # default conventions: a code area names its own audience
+            area = conv.area_of(fd.filename)
+            found = [area] if area not in ROLE_AREAS or area in conv.audiences else []
+        for name in found:
+            votes[name] = votes.get(name, 0) + weight
+    total = sum(votes.values())
+    for name, v in sorted(votes.items(), key=lambda kv: -kv[1]):
+        if v >= 0.15 * total or not names:  # a file or two on the side does not make an audience
+            add(name)
+    if f.has("api.breaking") and "everyone" in conv.audiences:
+        add("everyone")
+    if not names:
+        names.append("everyone")
+    return names[: int(conv.threshold("max_audiences", 3))]
+
+
+# ---- risks: what a reader is warned about, by kind ---------------------------------------------------
+# signal -> (risk kind, why it is a risk). Only evidence from the diff counts (a theme named in the
+# description alone raises none), so each risk points at the lines that show it.
+RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
+    "risk.memory": ("memory", "allocates, frees or moves device/host memory"),
+    "risk.concurrency": ("concurrency", "threads, locks, async tasks or inter-process messages change"),
+    "risk.numerics": ("numerics", "dtype, precision or a numerically sensitive operation changes"),
+    "risk.security": ("security", "code that can run commands, load untrusted objects or leak secrets"),
+    "security.shell": (
+        "security",
+        "a command string runs through a shell: injection if any part is user input",
+    ),
+    "security.ci_download": (
+        "security",
+        "CI fetches and runs code that is not pinned to a version or digest",
+    ),
+    "security.secret_cli": (
+        "security",
+        "a secret is passed on a command line, visible in logs and process lists",
+    ),
+    "api.breaking": ("breaking-api", "marked as breaking: callers or configs must change"),
+    "api.removed": ("breaking-api", "public functions or classes are removed or renamed"),
+    "api.signature": ("breaking-api", "public signatures change: callers must follow"),
+    "config.defaults": (
+        "config-default-change",
+        "a default changes: runs that never set it behave differently",
+    ),
+    "risk.compatibility": (
+        "compatibility",
+        "code branches on library versions: behaviour differs per environment",
+    ),
+    "risk.refusal": ("compatibility", "a new error path: inputs or setups that ran before may now stop"),
+    "deps.bump": ("compatibility", "dependency versions change: environments pinned elsewhere may break"),
+}
+
+
+_SIZING_KEY = re.compile(
+    r"size|seqs|bucket|batch|offload|parallel|pad|memory|cache|shard|chunk|max_num", re.I
+)
+_BOOLEAN_CHANGE = re.compile(r":\s*(?:true|false)\s*->\s*(?:true|false)\s*$", re.I)  # a switch, not a size
+_REMOVED_NAME = re.compile(r"removed: (\w+)")
+# a title that says the change is about speed (a "perf" area tag alone says where, not what)
+_PERF_WORDS = re.compile(r"\b(performance|speed ?up|faster|throughput|latency)\b", re.I)
+
+
+def _params(sig: str) -> list[str]:
+    inner = sig[sig.find("(") + 1 : sig.rfind(")")] if "(" in sig else ""
+    return [" ".join(p.split()) for p in inner.split(",") if p.strip()]
+
+
+def _only_adds_defaults(evidence_text: str) -> bool:
+    """`f(a, b) -> f(a, b, c=1)`: new parameters with defaults after the old ones keep callers working."""
+    if " -> " not in evidence_text:
+        return False
+    old, new = evidence_text.split(" -> ", 1)
+    if ")" not in new:
+        return True  # the new signature continues on later lines: too little seen to call it breaking
+    before, after = _params(old), _params(new)
+    return (
+        len(after) > len(before)
+        and after[: len(before)] == before
+        and all("=" in p for p in after[len(before) :])
+    )
+
+
+_NEGATIONS = (("disable_", "enable_"), ("no_", ""), ("skip_", ""), ("without_", "with_"), ("not_", ""))
+
+
+def _bare_flag(key: str) -> tuple[str, bool]:
+    """(the flag without its negation, whether it was negated): disable_gc -> (gc, True)."""
+    leaf = key.rsplit(".", 1)[-1]
+    for neg, pos in _NEGATIONS:
+        if leaf.startswith(neg):
+            return leaf[len(neg) :], True
+        if pos and leaf.startswith(pos):
+            return leaf[len(pos) :], False
+    return leaf, False
+
+
+def _inverted_keys(signals: list[Signal]) -> list[Evidence]:
+    """Config keys removed and added as each other's negation (disable_x -> enable_x, no_x -> x)."""
+    ev = [e for s in signals if s.name == "config.keys" for e in s.evidence]
+    removed = {_bare_flag(e.text.split()[1].rstrip(":")): e for e in ev if e.text.startswith("removed ")}
+    out = []
+    for e in ev:
+        if e.text.startswith("added "):
+            bare, negated = _bare_flag(e.text.split()[1].rstrip(":"))
+            if (bare, not negated) in removed:
+                out.append(e)
+    return out
+
+
+def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
+    """A function "removed" from one file and defined in another of the same PR moved: no API goes."""
+    m = _REMOVED_NAME.match(evidence_text)
+    if not m:
+        return False
+    name = m.group(1)
+    return any(name in syms for f, syms in facts.file_symbols.items() if f != file)
+
+
+def risks_of(
+    signals: list[Signal], f: Facts, facts: CodeFacts, conv: Conventions, title: str = ""
+) -> list[Risk]:
+    """Risks by kind, each with the lines that show it (see RISK_OF_SIGNAL), plus the kinds that follow
+    from what the PR is: a fix or revert of program code changes behaviour; a change titled as a
+    performance change is one; a dependency change for a security advisory is a security risk."""
+    n_ev = int(conv.threshold("max_evidence", 3))
+    by_kind: dict[str, Risk] = {}
+
+    def add(kind: str, why: str, evidence: list[Evidence]) -> None:
+        risk = by_kind.setdefault(kind, Risk(kind, why, []))
+        for e in evidence:
+            if len(risk.evidence) < n_ev:
+                risk.evidence.append(e)
+
+    for s in signals:
+        if s.name not in RISK_OF_SIGNAL:
+            continue
+        kind, why = RISK_OF_SIGNAL[s.name]
+        ev = s.evidence if s.name == "api.breaking" else [e for e in s.evidence if e.file]
+        if s.name == "api.removed":
+            ev = [e for e in ev if not _moved(e.text, e.file, facts)]
+        if s.name == "api.signature":
+            ev = [e for e in ev if not _only_adds_defaults(e.text)]
+        if s.name == "deps.bump":  # a package's own version is its release, not a dependency
+            ev = [e for e in ev if not e.text.startswith("version:")]
+        if ev:
+            add(kind, why, ev)
+    title_ev = [Evidence(None, None, title)] if title else []
+    # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece.
+    # A revert changes behaviour back where it rewrites code; one that only deletes removes an addition.
+    code = [fd for fd in f.files if fd.role in ("code", "notebook")]
+    rewrites = any(fd.deletions for fd in code)
+    if f.revert:
+        if any(fd.additions for fd in code):
+            add("behaviour-change", "restores earlier behaviour", title_ev)
+    elif f.removal:
+        add("behaviour-change", "a code path users may run goes away", title_ev)
+    elif f.kind == "fix" and rewrites:
+        biggest = max(code, key=lambda fd: fd.changes)
+        ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
+        add("behaviour-change", "a fix changes what the code does on the path it fixes", ev or title_ev)
+    if f.kind == "perf" or _PERF_WORDS.search(title or ""):
+        add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
+    # a changed default that sizes buffers, batches or parallelism changes memory use and speed
+    sizing = [
+        e
+        for s in signals
+        if s.name == "config.defaults"
+        for e in s.evidence
+        if e.file and _SIZING_KEY.search(e.text.split(":")[0]) and not _BOOLEAN_CHANGE.search(e.text)
+    ]
+    if sizing:
+        add("memory", "a default that sizes buffers, batches or parallelism changes", sizing)
+        add("performance", "a default that sizes buffers, batches or parallelism changes", sizing)
+    # a switch whose default flips turns a code path on or off for every run that never set it
+    defaults = [e for s in signals if s.name == "config.defaults" for e in s.evidence if e.file]
+    flips = [e for e in defaults if _BOOLEAN_CHANGE.search(e.text)]
+    if flips:
+        add(
+            "behaviour-change",
+            "a switch's default flips: a path turns on or off for runs that never set it",
+            flips,
+        )
+    inverted = _inverted_keys(signals)
+    if inverted:
+        add(
+            "behaviour-change",
+            "a flag is replaced by its opposite: configs that set it now mean the reverse",
+            inverted,
+        )
+    removed_keys = [
+        e for s in signals if s.name == "config.keys" for e in s.evidence if e.text.startswith("removed ")
+    ]
+    if removed_keys:
+        add("breaking-api", "config keys are removed or moved: configs that set them break", removed_keys)
+    text_security = next((s for s in signals if s.name == "risk.security"), None)
+    if text_security and "build" in f.scope and not by_kind.get("security"):
+        add("security", "a dependency changes for a security advisory", text_security.evidence[-1:])
+    return [by_kind[k] for k in RISK_KINDS if k in by_kind]
 
 
 def effort_and_minutes(f: Facts, verdict: str, conv: Conventions) -> tuple[int, int]:
@@ -230,56 +446,75 @@ def named_paths(desc: dict, record: PRRecord) -> set[str]:
 
 
 _SHOWN_STATUS = frozenset({"added", "removed", "renamed"})
+# Signals whose evidence names the file a reader must see first: the manifest of a dependency change,
+# the config file whose default changed.
+_LEADING_SIGNALS = ("deps.bump", "config.defaults")
 
 
-def rank_files(files: list[FileDiff], facts: CodeFacts, named: set[str], conv: Conventions) -> list[KeyFile]:
-    risk_of, syms_of = facts.risk_per_file, facts.file_symbols
-    scores = []
-    for fd in files:
-        name = fd.filename
-        # role and size, then the bonuses in this order (float sums depend on the order): risk hits
-        # (at most 5), named in the description or review, symbols touched (at most 3). A bonus of 0
-        # is skipped: adding 0 to a score >= 0 gives the same float.
-        score = ROLE_RANK.get(fd.role, 0.5) * math.log2(2 + fd.changes)
-        risk = risk_of.get(name)
-        if risk:
-            score += risk if risk < 5 else 5
-        if name in named:
-            score += 1.5
-        syms = syms_of.get(name)
-        if syms:
-            score += 0.3 * (len(syms) if len(syms) < 3 else 3)
-        scores.append(score)
-    # highest first, equal scores in file order (a reverse sort is stable); only the shown files get reasons
+def rank_files(
+    files: list[FileDiff],
+    facts: CodeFacts,
+    named: set[str],
+    conv: Conventions,
+    *,
+    removal: bool = False,
+    signals: list[Signal] | None = None,
+) -> list[KeyFile]:
+    """The files to read first, best first: role and size, then risk hits, files the description or
+    a reviewer names, symbols touched, and files a leading signal points at."""
+    leading = {e.file for s in signals or () if s.name in _LEADING_SIGNALS for e in s.evidence if e.file}
+    scores = [_file_score(fd, facts, named, leading, removal) for fd in files]
     # snapshot files are test evidence (recorded output), never a file to read first
-    order = sorted((i for i, fd in enumerate(files) if not fd.snapshot), key=scores.__getitem__, reverse=True)
-    top = order[: int(conv.threshold("max_key_files", 6))]
-    # the risk themes each file has hits of, in theme order: one pass over the hits, not one per file
-    file_themes: dict[int, list[str]] = {}
-    for n, hits in facts.theme_hits.items():
-        if hits:
-            theme = n.split(".", 1)[1]
-            for fid in {id(h.file) for h in hits}:  # each file once per theme
-                file_themes.setdefault(fid, []).append(theme)
+    shown = [i for i, fd in enumerate(files) if not fd.snapshot]
+    order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
+    themes_of = _themes_per_file(facts)
     out = []
-    for i in top:
+    for i in order[: int(conv.threshold("max_key_files", 6))]:
         fd = files[i]
-        name, role, flags = fd.filename, fd.role, fd.flags
-        syms = syms_of.get(name) or []
-        reason = f"{role}, +{fd.additions}/-{fd.deletions}"
+        syms = facts.file_symbols.get(fd.filename) or []
+        reason = f"{fd.role}, +{fd.additions}/-{fd.deletions}"
         if fd.status in _SHOWN_STATUS:
             reason += "; " + fd.status
-        if file_themes:
-            themes = file_themes.get(id(fd))
-            if themes:
-                reason += "; risk: " + ", ".join(themes)
-        if name in named:
+        if themes_of.get(fd.filename):
+            reason += "; risk: " + ", ".join(themes_of[fd.filename])
+        if fd.filename in leading:
+            reason += "; a changed default or dependency"
+        if fd.filename in named:
             reason += "; named in the description or review"
         if syms:
             reason += "; touches " + ", ".join(syms[:3])
-        if flags and flags.count("empty") != len(flags):  # a flag other than "empty"; no generator
+        flags = [x for x in fd.flags if x != "empty"]
+        if flags:
             reason += "; flags: " + ", ".join(flags)
-        out.append(KeyFile(name, role, reason, round(scores[i], 2), fd.additions, fd.deletions, syms[:8]))
+        out.append(
+            KeyFile(fd.filename, fd.role, reason, round(scores[i], 2), fd.additions, fd.deletions, syms[:8])
+        )
+    return out
+
+
+def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[str], removal: bool) -> float:
+    # A test is read after the code it tests, whatever its size: its rank grows with size more slowly.
+    size = math.log2(2 + fd.changes)
+    score = ROLE_RANK.get(fd.role, 0.5) * (size if fd.role != "test" else math.sqrt(size))
+    score += min(facts.risk_per_file.get(fd.filename, 0), 5)
+    if fd.filename in named:
+        score += 1.5
+    score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
+    if fd.filename in leading:
+        score += 4.0
+    if "generated" in fd.filename.rsplit("/", 1)[-1].lower():
+        score *= 0.5  # a generated copy of a config follows its source
+    if fd.status == "removed" and not removal:
+        score *= 0.2  # a deleted file is a key file only when removing is what the PR does
+    return score
+
+
+def _themes_per_file(facts: CodeFacts) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, hits in facts.theme_hits.items():
+        theme = name.split(".", 1)[1]
+        for filename in dict.fromkeys(h.file.filename for h in hits):
+            out.setdefault(filename, []).append(theme)
     return out
 
 
@@ -287,34 +522,22 @@ _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
 
 
-def _has_upper(s: str) -> bool:
-    """Any c.isupper() in s. In ASCII only A-Z are upper and only they change in lower(): no generator."""
-    if s.isascii():
-        return s != s.lower()
-    return any(c.isupper() for c in s)  # e.g. a titlecase letter changes in lower() without being upper
-
-
 def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conventions) -> list[str]:
-    spans = desc.get("code_spans") or ()
-    if not facts.symbols and not spans:
-        return []  # nothing to rank (most stats-only records)
-    # a plain dict, copied only when the spans add to it: Counter() and most_common() cost more than
-    # the few names most PRs have
-    scores = dict(facts.symbols) if spans else facts.symbols
-    for span in spans:
+    """Symbols by weight (code over tests), raised when the description names them in `code`."""
+    scores = dict(facts.symbols)
+    for span in desc.get("code_spans") or ():
         name = span.rstrip("()")
-        if _IDENT.match(span) and ("_" in name or "." in name or _has_upper(name[1:])):
+        # a name worth a reader's attention: snake_case, dotted or CamelCase, not a plain word
+        if _IDENT.match(span) and ("_" in name or "." in name or name[1:] != name[1:].lower()):
             short = name.rsplit(".", 1)[-1]
             if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
                 continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
             if short in scores:
                 scores[short] += 2.0
             elif not patch_text or short in patch_text:
-                scores[short] = 1.0 if patch_text else 0.5  # a new name: Counter's 0 + this
-    # most_common() order: by score, highest first; equal scores in first-seen order (sort is stable)
-    ranked = sorted(scores, key=scores.__getitem__, reverse=True)
-    if not _COMMON_SYMBOLS.isdisjoint(scores):
-        ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
+                scores[short] = 1.0 if patch_text else 0.5
+    ranked = sorted(scores, key=lambda n: scores[n], reverse=True)  # stable: ties in first-seen order
+    ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
     return ranked[: int(conv.threshold("max_key_symbols", 8))]
 
 

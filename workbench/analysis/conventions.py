@@ -54,7 +54,9 @@ class Conventions:
     roles: list[tuple[str, str]] = field(default_factory=list)
     # title verb -> kind, for titles with no conventional-commit prefix ("Fix ..." -> fix)
     kind_verbs: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KIND_VERBS))
-    audiences: dict[str, str] = field(default_factory=dict)  # area -> who should read
+    audiences: dict[str, str] = field(default_factory=dict)  # audience name -> how a brief names it
+    # (glob or "tag:NAME", audience name): who reads a file or a title tag; all matches count, in order
+    audience_rules: list[tuple[str, str]] = field(default_factory=list)
     bots: list[str] = field(default_factory=list)
     weights: dict[str, float] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
@@ -70,6 +72,14 @@ class Conventions:
     def __post_init__(self) -> None:
         self._compiled = [(glob_to_regex(g), a) for g, a in self.areas]
         self._compiled_roles = [(glob_to_regex(g), r) for g, r in self.roles]
+        self._audience_paths = [
+            (glob_to_regex(g), a) for g, a in self.audience_rules if not g.startswith("tag:")
+        ]
+        self._audience_cache: dict[str, list[str]] = {}
+        self._audience_tags: dict[str, list[str]] = {}
+        for g, a in self.audience_rules:
+            if g.startswith("tag:"):
+                self._audience_tags.setdefault(g[4:].lower(), []).append(a)
         self._drop_phrases_lower = [p.lower() for p in self.drop_phrases]
         self._bots = {b.lower() for b in self.bots}
         # describe.strip_template's memory of the template sections it cleaned: they repeat in every
@@ -111,6 +121,19 @@ class Conventions:
                 self._role_cache[filename] = hit
         return hit
 
+    def audiences_of_path(self, filename: str) -> list[str]:
+        """Every audience rule's name whose glob matches the file, in rule order (kept per file name:
+        the same files recur in many PRs)."""
+        hit = self._audience_cache.get(filename)
+        if hit is None:
+            hit = [a for rx, a in self._audience_paths if rx.match(filename)]
+            if len(self._audience_cache) < 100_000:
+                self._audience_cache[filename] = hit
+        return hit
+
+    def audiences_of_tag(self, tag: str) -> list[str]:
+        return self._audience_tags.get(tag.lower(), [])
+
     def is_bot(self, login: str | None) -> bool:
         if not login:
             return False
@@ -145,7 +168,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in over.items():
-        if key in ("areas", "roles"):
+        if key in ("areas", "roles", "audience_rules"):
             out[key] = list(value) + list(base.get(key, []))  # the repository's rules first
         elif isinstance(value, dict) and isinstance(base.get(key), dict):
             out[key] = _merge(base[key], value)
@@ -155,6 +178,14 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conventions:
+    audience_rules = []
+    for rule in d.get("audience_rules", []):
+        if not isinstance(rule, dict) or "audience" not in rule or ("glob" in rule) == ("tag" in rule):
+            raise WorkbenchError(
+                f"conventions: audience rule {rule!r} needs 'audience' and one of 'glob' or 'tag'"
+            )
+        where = str(rule["glob"]) if "glob" in rule else "tag:" + str(rule["tag"])
+        audience_rules.append((where, str(rule["audience"])))
     areas = []
     for rule in d.get("areas", []):
         if not isinstance(rule, dict) or "glob" not in rule or "area" not in rule:
@@ -187,6 +218,7 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
             roles=roles,
             kind_verbs=kind_verbs,
             audiences={str(k): str(v) for k, v in (d.get("audiences") or {}).items()},
+            audience_rules=audience_rules,
             bots=[str(b) for b in d.get("bots", [])],
             weights={str(k): float(v) for k, v in (d.get("weights") or {}).items()},
             thresholds={str(k): float(v) for k, v in (d.get("thresholds") or {}).items()},

@@ -75,6 +75,7 @@ _CONV_FIELDS = (
     "roles",
     "kind_verbs",
     "audiences",
+    "audience_rules",
     "bots",
     "weights",
     "thresholds",
@@ -181,7 +182,7 @@ def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
 # What a memo file may name when unpickled: the analysis dataclasses and nothing else, so a file planted
 # in the cache directory cannot run code (pickle would otherwise import and call any global it names).
 _ALLOWED = {
-    ("workbench.analysis.model", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef")
+    ("workbench.analysis.model", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef", "Risk")
 }
 
 

@@ -40,7 +40,7 @@ class KeyFile:
 @dataclass
 class CrossRef:
     number: int
-    relation: str  # fixes | follow-up | mentions | revert
+    relation: str  # fixes | follow-up | mentions | revert | relanded (what a revert undid, landed again)
     title: str | None = None  # from the cache, when known
     state: str | None = None
     url: str | None = None
@@ -52,12 +52,34 @@ class CrossRef:
         return f"{self.repo}#{self.number}" if self.repo else f"#{self.number}"
 
 
+# The risk kinds a reader is warned about (the expert labels' vocabulary). Each analysis risk is one of
+# these, with the lines that show it.
+RISK_KINDS = (
+    "memory",
+    "concurrency",
+    "numerics",
+    "security",
+    "breaking-api",
+    "config-default-change",
+    "behaviour-change",
+    "performance",
+    "compatibility",
+)
+
+
+@dataclass
+class Risk:
+    kind: str  # one of RISK_KINDS
+    why: str  # one line: why this is a risk for a reader
+    evidence: list[Evidence] = field(default_factory=list)
+
+
 @dataclass
 class Analysis:
     repo: str
     number: int
     verdict: str  # deep | skim | skip
-    audience: str | None  # e.g. "CI maintainers"; None: everyone who follows the repo
+    audience: str | None  # display text, e.g. "CI maintainers" or "rollout, trainer"; never empty now
     effort: int  # 1..5
     minutes: int  # estimated reading time
     deciding: list[str]  # the two or three signal labels that decided the verdict
@@ -80,6 +102,10 @@ class Analysis:
     tags: list[str] = field(default_factory=list)
     score: float = 0.0
     audience_key: str | None = None
+    # who should read it, from the conventions' audience vocabulary, most concerned first; never empty
+    audiences: list[str] = field(default_factory=list)
+    risks: list[Risk] = field(default_factory=list)  # what a reader is warned about, by kind
+    reverts: int | None = None  # the PR this one reverts, when it is a revert and says which
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

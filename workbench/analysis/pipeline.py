@@ -1,8 +1,16 @@
 """Read a PR like a senior reviewer: signals with evidence, then deep read / skim / skip.
 
-`analyze(record)` is pure: a PRRecord in, an Analysis out; no network, no database. It gathers signals
-(workbench/signals.py for the diff, describe.py and discussion.py for the people's text), then concludes with
-workbench/conclusions.py, where every verdict rule lives in one ordered table, `VERDICT_RULES`.
+`analyze(record)` is pure: a PRRecord in, an Analysis out; no network, no database. It is a short
+pipeline of named stages, each a function below:
+
+    read_pr        the record's files, title and description, and whether it reverts something
+    measure        roles, areas and size of what changed (what a reader must read)
+    scope_signals  size, tests, X-only, generated, title kind, breaking, revert
+    diff_signals   what the code does (signals.py: risk themes, API, defaults, dependencies, shell)
+    people_signals what the description and discussion say, and the cross-references
+    data_gaps      what the data lacks (truncated lists, omitted patches)
+    conclude       the verdict (conclusions.VERDICT_RULES), audience, effort, key files, risks
+
 A record with no patch text (a clone's facts, corpus metadata) is analysed from file stats, title and
 description, and says so in `truncated`.
 """
@@ -10,8 +18,7 @@ description, and says so in `truncated`.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterable
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
@@ -21,28 +28,34 @@ from .conclusions import (
     VERDICT_RULES,
     Facts,
     Rule,
+    audiences_of,
     decide,
     effort_and_minutes,
     named_paths,
     open_items_of,
     pick_key_symbols,
     rank_files,
+    risks_of,
 )
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, read_description
-from .diff import Concat, parse_files
+from .diff import Concat, FileDiff, parse_files
 from .discussion import cross_refs, read_discussion
-from .model import Analysis, Evidence, Signal
+from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
     CodeFacts,
+    scan_ci_downloads,
     scan_defaults,
     scan_deps,
+    scan_loss_math,
+    scan_shell,
     scan_symbols,
     scan_themes,
     text_theme_evidence,
     theme_signals,
 )
+from .titles import TitleParts
 
 # role -> the "X-only" signal a PR whose readable files all have that role gets
 _ONLY_SIGNALS = {
@@ -51,239 +64,394 @@ _ONLY_SIGNALS = {
     "build": ("deps_only", "build/dependency files only"),
     "test": ("tests_only", "tests only"),
 }
-_REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)|^Revert\b", re.M)
+# "Reverts owner/name#N" (GitHub's revert button), "This reverts commit", or a title starting "Revert"
+# (a body line merely starting "Revert the default ..." is a sentence, not a revert)
+_REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)")
+# a revert's title quotes the reverted PR's title, which may end in its own "(#N)"
+_REVERTED_TITLE = re.compile(r'^Revert\s+"(.*?)(?:\s*\(#(\d+)\))?"', re.I)
+# A PR that deletes this many times what it adds is a removal: its deleted lines need no close reading.
+_REMOVAL_RATIO = 3
+
+
+@dataclass
+class PRInput:
+    """What the later stages read of the record, parsed once."""
+
+    record: PRRecord
+    title: str
+    parts: TitleParts
+    files: list[FileDiff]
+    desc: dict[str, Any]
+    revert: bool
+    revert_evidence: str | None
+    reverts: int | None  # the PR it reverts, when it says
+
+
+@dataclass
+class Measure:
+    """Roles, areas and size: one pass over the files."""
+
+    roles: dict[str, int]  # role -> changed lines (deleted files' lines at READ_COST of a deletion)
+    area_lines: dict[str, int]
+    readable: list[FileDiff]  # neither generated nor binary, in file order
+    test_files: list[FileDiff]
+    generated: list[FileDiff]
+    has_patches: bool
+    scope: frozenset[str]
+    churn: int
+    read_lines: float
+    code_lines: int
+    removal: bool  # deletes far more than it adds: a backend, a feature or a file set goes
+    dominant_area: str | None
+    size_label: str
+
+
+@dataclass
+class Gathered:
+    """What the signal stages gather for `conclude`: signals, the diff's facts, the discussion."""
+
+    signals: list[Signal] = field(default_factory=list)
+    facts: CodeFacts = field(default_factory=CodeFacts)
+    cat: Concat | None = None
+    disc: dict[str, Any] = field(default_factory=dict)
+    refs: list[CrossRef] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)
 
 
 def analyze(
     record: PRRecord, *, conventions: Conventions | None = None, known_prs: dict | None = None
 ) -> Analysis:
     conv = conventions or default_conventions(record.repo)
-    n_ev = int(conv.threshold("max_evidence", 3))
+    pr = read_pr(record, conv, known_prs)
+    m = measure(pr, conv)
+    g = Gathered()
+    g.signals += scope_signals(pr, m, conv)
+    g.cat = diff_signals(pr, m, g, conv)
+    g.signals += people_signals(pr, g, conv, known_prs)
+    g.truncated = data_gaps(record, pr.files, m)
+    return conclude(pr, m, g, conv)
+
+
+# ---- stages ------------------------------------------------------------------------------------------
+
+
+def _pr_titled(title: str, known_prs: dict | None, before: int) -> int | None:
+    """The latest PR before `before` with exactly this title (a revert quotes the title it reverts)."""
+    want = title.strip().lower()
+    found = [
+        n for n, (t, _s) in (known_prs or {}).items() if n < before and (t or "").strip().lower() == want
+    ]
+    return max(found) if found else None
+
+
+def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) -> PRInput:
     title = record.title
     parts = conv.parse_title(title)
-    files = parse_files(record.files, conv.role_of)
-    signals: list[Signal] = []
-    truncated: list[str] = []
+    body = record.body
+    head = body[:2000]
+    revert_m = _REVERT_BODY.search(head)
+    revert = parts.revert or bool(revert_m) or title.lower().startswith("revert")
+    reverts = None
+    if revert_m and revert_m.group(1):
+        reverts = int(revert_m.group(1))
+    elif revert:
+        quoted = _REVERTED_TITLE.match(title)
+        if quoted and quoted.group(2):
+            reverts = int(quoted.group(2))
+        elif quoted:
+            reverts = _pr_titled(quoted.group(1), known_prs, before=record.number)
+    evidence = title if parts.revert or not revert_m else revert_m.group(0)
+    return PRInput(
+        record=record,
+        title=title,
+        parts=parts,
+        files=parse_files(record.files, conv.role_of),
+        desc=read_description(title, body, conv),
+        revert=revert,
+        revert_evidence=evidence if revert else None,
+        reverts=reverts,
+    )
 
-    # ---- scope and size -------------------------------------------------------------------------
-    # One pass over the files for every per-role tally below (plain dicts, not Counters: Counter() and
-    # most_common cost more than the loop for a handful of files).
+
+def _omitted_lines(record: PRRecord, files: list[FileDiff]) -> dict[int, int]:
+    """Changed lines of files whose patch and counts were both omitted: the PR's own totals minus what
+    the files account for, shared among them (else a 4,000-line PR reads as "2 changed lines")."""
+    silent = [i for i, fd in enumerate(files) if not fd.patch and not fd.changes and not fd.binary]
+    if not silent:
+        return {}
+    try:
+        total = record.additions + record.deletions
+    except (AttributeError, TypeError, ValueError):  # a malformed record: its files are all there is
+        return {}
+    unseen = total - sum(fd.changes for fd in files)
+    if unseen <= 0:
+        return {}
+    shares = {i: unseen // len(silent) for i in silent}
+    shares[silent[0]] += unseen % len(silent)  # every line counted once
+    return shares
+
+
+def measure(pr: PRInput, conv: Conventions) -> Measure:
+    files = pr.files
+    extra = _omitted_lines(pr.record, files)
     roles: dict[str, int] = {}
     area_lines: dict[str, int] = {}
-    readable: list = []  # neither generated nor binary, in file order
-    test_files: list = []
-    generated: list = []
+    readable, test_files, generated = [], [], []
     has_patches = False
-    for fd in files:
-        role, changes = fd.role, fd.changes
-        roles[role] = roles.get(role, 0) + changes
-        if fd.patch:
-            has_patches = True
-        if role == "generated":
+    added = deleted = 0
+    for i, fd in enumerate(files):
+        changes = fd.changes + extra.get(i, 0)
+        if fd.status == "removed":
+            changes = max(1, changes // 10)  # a deleted file is not read line by line
+        roles[fd.role] = roles.get(fd.role, 0) + changes
+        has_patches = has_patches or bool(fd.patch)
+        if fd.role == "generated":
             generated.append(fd)
-        elif role != "binary":
+        elif fd.role != "binary":
             readable.append(fd)
-            if role == "test" or fd.inline_tests:  # a Rust `#[test]` beside the code is a test too
+            added += fd.additions
+            deleted += fd.deletions
+            if fd.role == "test" or fd.inline_tests:  # a Rust `#[test]` beside the code is a test too
                 test_files.append(fd)
             area = conv.area_of(fd.filename)
-            area_lines[area] = area_lines.get(area, 0) + max(1, changes) * (2 if role == "code" else 1)
+            area_lines[area] = area_lines.get(area, 0) + max(1, changes) * (2 if fd.role == "code" else 1)
     scope = frozenset(r for r in roles if r not in ("generated", "binary"))
     if not scope and any(
         fd.role == "binary" and fd.filename.lower().startswith(("docs/", "doc/")) for fd in files
     ):
         scope = frozenset({"docs"})
     churn = sum(v for r, v in roles.items() if r not in ("generated", "binary"))
-    read_lines = sum(READ_COST.get(r, 1.0) * v for r, v in roles.items())
-    code_lines = roles.get("code", 0) + roles.get("notebook", 0)
-    biggest = sorted(readable, key=lambda f: -f.changes)[:n_ev]
-    shown = biggest or files[:n_ev]
-    size_ev = [Evidence(fd.filename, None, f"{fd.role}: +{fd.additions}/-{fd.deletions}") for fd in shown]
-    size_label = f"{churn} changed lines in {len(files)} files"
-    if code_lines >= conv.threshold("huge_lines", 2000):
-        weight = conv.weight("size.large") + 0.5
-        signals.append(Signal("size.large", f"very large change: {size_label}", weight, size_ev))
-    elif code_lines >= conv.threshold("large_lines", 500):
-        signals.append(
-            Signal("size.large", f"large change: {size_label}", conv.weight("size.large"), size_ev)
-        )
-    elif code_lines >= conv.threshold("medium_lines", 80):
-        signals.append(
-            Signal("size.medium", f"medium change: {size_label}", conv.weight("size.medium"), size_ev)
-        )
-    elif churn <= conv.threshold("tiny_lines", 10) and files:
-        signals.append(Signal("size.tiny", f"tiny change: {size_label}", conv.weight("size.tiny"), size_ev))
-
-    # ---- tests and scope signals ----------------------------------------------------------------
-    if code_lines and test_files:
-        signals.append(
-            Signal(
-                "tests.added",
-                f"code change comes with test changes ({len(test_files)} files)",
-                conv.weight("tests.added"),
-                [Evidence(fd.filename, None, f"+{fd.additions}/-{fd.deletions}") for fd in test_files[:n_ev]],
-            )
-        )
-    elif code_lines >= conv.threshold("tests_missing_min_lines", 20) and not test_files:
-        signals.append(
-            Signal(
-                "tests.missing",
-                f"{code_lines} lines of code changed, no test changed",
-                conv.weight("tests.missing"),
-                [
-                    Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
-                    for fd in sorted(files, key=lambda f: -f.changes)
-                    if fd.role in ("code", "notebook")
-                ][:n_ev],
-            )
-        )
-    if len(scope) == 1:  # only a one-role scope can be "X-only"
-        only = _ONLY_SIGNALS.get(next(iter(scope)))
-        if only:
-            name, label = only
-            signals.append(
-                Signal(name, label, 0.0, [Evidence(fd.filename, None, fd.role) for fd in files[:n_ev]])
-            )
-    if generated:
-        signals.append(
-            Signal(
-                "generated",
-                f"{len(generated)} generated/vendored/lock file(s), not read",
-                0.0,
-                [Evidence(fd.filename, None, "generated") for fd in generated[:n_ev]],
-            )
-        )
-
-    # ---- title kind, breaking, revert -----------------------------------------------------------
-    if parts.kind and f"kind.{parts.kind}" in conv.weights:
-        signals.append(
-            Signal(
-                f"kind.{parts.kind}",
-                f"title says {parts.kind}",
-                conv.weight(f"kind.{parts.kind}"),
-                [Evidence(None, None, title)],
-            )
-        )
-    body = record.body
-    desc = read_description(title, body, conv)
-    dtext = desc["text"]
-    if parts.breaking or "[BREAKING]" in dtext or "breaking change" in dtext.lower():
-        signals.append(
-            Signal(
-                "api.breaking",
-                "marked as breaking",
-                conv.weight("api.breaking"),
-                [Evidence(None, None, title if parts.breaking else "description mentions a breaking change")],
-            )
-        )
-    head = body[:2000]
-    # the regex has no literal prefix (an alternation with ^ in multiline mode): gate on its literals
-    revert_m = _REVERT_BODY.search(head) if "Revert" in head or "This reverts commit" in head else None
-    revert = parts.revert or bool(revert_m) or title.lower().startswith("revert")
-    if revert:
-        signals.append(
-            Signal(
-                "revert",
-                "reverts earlier work",
-                conv.weight("revert"),
-                [Evidence(None, None, title if parts.revert or not revert_m else revert_m.group(0))],
-            )
-        )
-
-    # ---- the diff ---------------------------------------------------------------------------------
-    facts = CodeFacts()
-    if has_patches:
-        cat = Concat(files, RISK_ROLES)
-        scan_themes(cat, facts)
-        signals += scan_symbols(files, facts, conv)
-        signals += scan_defaults(files, conv)
-    signals += scan_deps(files, title, conv)
-
-    # ---- what the people say --------------------------------------------------------------------
-    signals += description_signals(desc, conv)
-    signals += theme_signals(facts, text_theme_evidence([title, desc["text"][:4000]]), conv)
-    disc, disc_signals = read_discussion(record, conv)
-    signals += disc_signals
-    texts = [title, desc["text"]] + [c.get("body") or "" for c in record.issue_comments[:50]]
-    refs = cross_refs(record.repo, record.number, texts, known_prs)
-    if revert_m and revert_m.group(1):
-        n = int(revert_m.group(1))
-        ref = next((r for r in refs if r.number == n), None)
-        if ref:
-            ref.relation = "revert"
-        else:
-            from .model import CrossRef
-
-            t, s = (known_prs or {}).get(n, (None, None))
-            refs.append(CrossRef(n, "revert", t, s, None))
-
-    # ---- truncation: say what the data lacks ------------------------------------------------------
-    if record.files_truncated:
-        truncated.append("file list truncated (GitHub lists at most 3,000 files)")
-    if record.commits_truncated:
-        truncated.append("commit list truncated (GitHub lists at most 250 commits)")
-    missing = [fd for fd in files if fd.patch_missing]
-    if files and not has_patches:
-        truncated.append("no patch text: judged from file stats, title and description")
-    elif missing:
-        truncated.append(f"{len(missing)} patch(es) omitted: " + ", ".join(fd.filename for fd in missing[:3]))
-    odd = [fd.filename for fd in files if "malformed" in fd.flags]
-    if odd:
-        truncated.append(f"malformed patch text in {len(odd)} file(s): " + ", ".join(odd[:3]))
-    if not files:
-        truncated.append("no file list")
-
-    # ---- conclusions ------------------------------------------------------------------------------
-    score = sum(s.weight for s in signals)
     dominant = None
     if area_lines:
-        top, lines = max(area_lines.items(), key=itemgetter(1))  # the first of equals, as most_common(1)
+        top, lines = max(area_lines.items(), key=itemgetter(1))
         if lines >= 0.8 * sum(area_lines.values()):
             dominant = top
+    return Measure(
+        roles=roles,
+        area_lines=area_lines,
+        readable=readable,
+        test_files=test_files,
+        generated=generated,
+        has_patches=has_patches,
+        scope=scope,
+        churn=churn,
+        read_lines=sum(READ_COST.get(r, 1.0) * v for r, v in roles.items()),
+        code_lines=roles.get("code", 0) + roles.get("notebook", 0),
+        removal=deleted >= _REMOVAL_RATIO * max(added, 1) and deleted >= conv.threshold("medium_lines", 80),
+        dominant_area=dominant,
+        size_label=f"{churn} changed lines in {len(files)} files",
+    )
+
+
+def _size_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
+    n_ev = int(conv.threshold("max_evidence", 3))
+    shown = sorted(m.readable, key=lambda f: -f.changes)[:n_ev] or pr.files[:n_ev]
+    ev = [Evidence(fd.filename, None, f"{fd.role}: +{fd.additions}/-{fd.deletions}") for fd in shown]
+    code, label = m.code_lines, m.size_label
+    if code >= conv.threshold("huge_lines", 2000):
+        return Signal("size.large", f"very large change: {label}", conv.weight("size.large") + 0.5, ev)
+    if code >= conv.threshold("large_lines", 500):
+        return Signal("size.large", f"large change: {label}", conv.weight("size.large"), ev)
+    if code >= conv.threshold("medium_lines", 80):
+        return Signal("size.medium", f"medium change: {label}", conv.weight("size.medium"), ev)
+    if m.churn <= conv.threshold("tiny_lines", 10) and pr.files:
+        return Signal("size.tiny", f"tiny change: {label}", conv.weight("size.tiny"), ev)
+    return None
+
+
+def _tests_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
+    n_ev = int(conv.threshold("max_evidence", 3))
+    # deleted tests are not tests added: a removal takes its tests with it
+    kept = [fd for fd in m.test_files if fd.status != "removed"]
+    if m.code_lines and kept:
+        ev = [Evidence(fd.filename, None, f"+{fd.additions}/-{fd.deletions}") for fd in kept[:n_ev]]
+        return Signal(
+            "tests.added",
+            f"code change comes with test changes ({len(kept)} files)",
+            conv.weight("tests.added"),
+            ev,
+        )
+    if m.code_lines >= conv.threshold("tests_missing_min_lines", 20) and not m.test_files and not m.removal:
+        code = [fd for fd in sorted(pr.files, key=lambda f: -f.changes) if fd.role in ("code", "notebook")]
+        ev = [
+            Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
+            for fd in code
+        ]
+        return Signal(
+            "tests.missing",
+            f"{m.code_lines} lines of code changed, no test changed",
+            conv.weight("tests.missing"),
+            ev[:n_ev],
+        )
+    return None
+
+
+def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
+    """Size, tests, X-only, generated files, and what the title says (kind, breaking, revert)."""
+    n_ev = int(conv.threshold("max_evidence", 3))
+    out = [s for s in (_size_signal(pr, m, conv), _tests_signal(pr, m, conv)) if s]
+    if len(m.scope) == 1 and next(iter(m.scope)) in _ONLY_SIGNALS:
+        name, label = _ONLY_SIGNALS[next(iter(m.scope))]
+        out.append(Signal(name, label, 0.0, [Evidence(fd.filename, None, fd.role) for fd in pr.files[:n_ev]]))
+    if m.generated:
+        ev = [Evidence(fd.filename, None, "generated") for fd in m.generated[:n_ev]]
+        out.append(
+            Signal("generated", f"{len(m.generated)} generated/vendored/lock file(s), not read", 0.0, ev)
+        )
+    if m.removal:
+        out.append(
+            Signal(
+                "removal",
+                "mostly removes code: read by the users of what goes",
+                conv.weight("removal"),
+                [
+                    Evidence(
+                        None,
+                        None,
+                        f"+{sum(f.additions for f in m.readable)}/-{sum(f.deletions for f in m.readable)}",
+                    )
+                ],
+            )
+        )
+    parts, title, dtext = pr.parts, pr.title, pr.desc["text"]
+    if parts.kind and f"kind.{parts.kind}" in conv.weights:
+        w = conv.weight(f"kind.{parts.kind}")
+        out.append(Signal(f"kind.{parts.kind}", f"title says {parts.kind}", w, [Evidence(None, None, title)]))
+    if parts.breaking or "[BREAKING]" in dtext or "breaking change" in dtext.lower():
+        ev = Evidence(None, None, title if parts.breaking else "description mentions a breaking change")
+        out.append(Signal("api.breaking", "marked as breaking", conv.weight("api.breaking"), [ev]))
+    if pr.revert:
+        ev = Evidence(None, None, pr.revert_evidence or title)
+        out.append(Signal("revert", "reverts earlier work", conv.weight("revert"), [ev]))
+    return out
+
+
+def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Concat | None:
+    """What the code does. A revert's added lines restore old code, and a removal's few added lines
+    rewire what is left: their themes are not raised as new risks (removed API and changed defaults
+    still are)."""
+    cat = None
+    if m.has_patches:
+        cat = Concat(pr.files, RISK_ROLES)
+        if not (pr.revert or m.removal):  # judged on what they undo or remove, not on what remains
+            scan_themes(cat, g.facts)
+            scan_loss_math(pr.files, g.facts)
+        g.signals += scan_symbols(pr.files, g.facts, conv)
+        g.signals += scan_defaults(pr.files, conv)
+        g.signals += scan_shell(pr.files, conv)
+        g.signals += scan_ci_downloads(pr.files, conv)
+    g.signals += scan_deps(pr.files, pr.title, conv)
+    return cat
+
+
+def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict | None) -> list[Signal]:
+    """The description's and the discussion's signals, and the cross-references (g.disc, g.refs)."""
+    record, desc = pr.record, pr.desc
+    out = description_signals(desc, conv)
+    text_ev = {} if pr.revert else text_theme_evidence([pr.title, desc["text"][:4000]])
+    out += theme_signals(g.facts, text_ev, conv)
+    g.disc, disc_signals = read_discussion(record, conv)
+    out += disc_signals
+    texts = [pr.title, desc["text"]] + [c.get("body") or "" for c in record.issue_comments[:50]]
+    g.refs = cross_refs(record.repo, record.number, texts, known_prs)
+    if pr.reverts is not None:
+        # the reverted PR, however the text names it (the repository's old name, a title's "(#N)")
+        g.refs = [r for r in g.refs if r.number != pr.reverts]
+        title, state = (known_prs or {}).get(pr.reverts, (None, None))
+        g.refs.insert(0, CrossRef(pr.reverts, "revert", title, state, None))
+        again = _relanding(title, known_prs, after=record.number)
+        if again is not None:  # the reverted work came back later: a reader wants both
+            g.refs = [r for r in g.refs if r.number != again]
+            t, st = known_prs[again]
+            g.refs.insert(1, CrossRef(again, "relanded", t, st, None))
+    return out
+
+
+def _relanding(title: str | None, known_prs: dict | None, after: int) -> int | None:
+    """The first PR after `after` that lands the reverted title again ("Reland: ..." or the same title)."""
+    if not title or not known_prs:
+        return None
+    want = title.strip().lower()
+    for n in sorted(k for k in known_prs if k > after):
+        t = (known_prs[n][0] or "").strip().lower()
+        if t == want or (want in t and ("reland" in t or "re-land" in t)):
+            return n
+    return None
+
+
+def data_gaps(record: PRRecord, files: list[FileDiff], m: Measure) -> list[str]:
+    out = []
+    if record.files_truncated:
+        out.append("file list truncated (GitHub lists at most 3,000 files)")
+    if record.commits_truncated:
+        out.append("commit list truncated (GitHub lists at most 250 commits)")
+    missing = [fd for fd in files if fd.patch_missing]
+    if files and not m.has_patches:
+        out.append("no patch text: judged from file stats, title and description")
+    elif missing:
+        out.append(f"{len(missing)} patch(es) omitted: " + ", ".join(fd.filename for fd in missing[:3]))
+    odd = [fd.filename for fd in files if "malformed" in fd.flags]
+    if odd:
+        out.append(f"malformed patch text in {len(odd)} file(s): " + ", ".join(odd[:3]))
+    if not files:
+        out.append("no file list")
+    return out
+
+
+def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysis:
+    signals = g.signals
+    score = sum(s.weight for s in signals)
     f = Facts(
-        files,
-        dict(roles),
-        scope,
-        churn,
-        read_lines,
+        pr.files,
+        dict(m.roles),
+        m.scope,
+        m.churn,
+        m.read_lines,
         score,
         signals,
-        parts.kind,
-        revert,
-        has_patches,
-        dominant,
+        pr.parts.kind,
+        pr.revert,
+        m.has_patches,
+        m.dominant_area,
+        removal=m.removal,
+        code_lines=m.code_lines,
     )
-    verdict, audience, audience_key, deciding = decide(f, conv)
+    verdict, rule, deciding = decide(f, conv)
+    audiences = audiences_of(f, rule, pr.parts.tags, conv)
+    display = None if audiences == ["everyone"] else conv.audiences.get(audiences[0], audiences[0])
     effort, minutes = effort_and_minutes(f, verdict, conv)
-    named = named_paths(desc, record)
-    key_files = rank_files(files, facts, named, conv)
-    key_symbols = pick_key_symbols(facts, desc, cat.text if has_patches else "", conv)
-    areas = [a for a, _ in sorted(area_lines.items(), key=itemgetter(1), reverse=True)]  # = most_common()
-    for t in parts.tags:
-        if t not in areas:
-            areas.append(t)
-
+    named = named_paths(pr.desc, pr.record)
+    key_files = rank_files(pr.files, g.facts, named, conv, removal=m.removal, signals=signals)
+    patch_text = g.cat.text if g.cat is not None else ""
+    key_symbols = pick_key_symbols(g.facts, pr.desc, patch_text, conv)
+    areas = [a for a, _ in sorted(m.area_lines.items(), key=itemgetter(1), reverse=True)]
+    areas += [t for t in pr.parts.tags if t not in areas]
+    n_ev = int(conv.threshold("max_evidence", 3))
     return Analysis(
-        repo=record.repo,
-        number=record.number,
+        repo=pr.record.repo,
+        number=pr.record.number,
         verdict=verdict,
-        audience=audience,
+        audience=display,
         effort=effort,
         minutes=minutes,
         deciding=deciding,
         signals=sorted(signals, key=lambda s: -abs(s.weight)),
         key_files=key_files,
         key_symbols=key_symbols,
-        open_items=open_items_of(signals, desc, disc, truncated, facts, n_ev),
-        cross_refs=refs,
+        open_items=open_items_of(signals, pr.desc, g.disc, g.truncated, g.facts, n_ev),
+        cross_refs=g.refs,
         areas=areas,
-        roles=dict(roles),
-        description=desc,
-        discussion=disc,
-        truncated=truncated,
-        kind=parts.kind,
-        tags=list(parts.tags),
+        roles=dict(m.roles),
+        description=pr.desc,
+        discussion=g.disc,
+        truncated=g.truncated,
+        kind=pr.parts.kind,
+        tags=list(pr.parts.tags),
         score=round(score, 2),
-        audience_key=audience_key,
+        audience_key=audiences[0],
+        audiences=audiences,
+        risks=risks_of(signals, f, g.facts, conv, pr.title),
+        reverts=pr.reverts,
     )
 
 
@@ -304,11 +472,15 @@ FRAME_COLUMNS = [
     "deciding",
     "areas",
     "open_items",
+    "risks",
+    "reverts",
+    "related_prs",
 ]
 
 
-def analysis_frame(analyses: Iterable[Analysis]):
-    """One row per PR; list columns stay lists (charts and filters use them directly)."""
+def analysis_frame(analyses):
+    """One row per PR; list columns stay lists (charts and filters use them directly). `audience` is
+    the display text of the first audience (the brief's wording); `report_row` has the whole list."""
     import pandas as pd
 
     rows = []
@@ -329,14 +501,66 @@ def analysis_frame(analyses: Iterable[Analysis]):
                 "deciding": list(a.deciding),
                 "areas": list(a.areas[:5]),
                 "open_items": len(a.open_items),
+                "risks": [r.kind for r in a.risks],
+                "reverts": a.reverts,
+                "related_prs": [r.number for r in a.cross_refs if r.repo is None],
             }
         )
     return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 
 
+REPORT_FIELDS = ["repo", "number", "verdict", "audience", "key_files", "key_symbols", "risks", "reverts",
+                 "related_prs", "open_items", "effort", "minutes", "deciding"]  # fmt: skip
+
+
+def report_row(a: Analysis) -> dict[str, Any]:
+    """The fields `workbench analyze --format json` gives per PR (issue #10 item 2): plain JSON values
+    only (None, never NaN), lists where a reader expects several."""
+    return {
+        "repo": a.repo,
+        "number": a.number,
+        "verdict": a.verdict,
+        "audience": list(a.audiences) or ["everyone"],
+        "key_files": [k.filename for k in a.key_files],
+        "key_symbols": list(a.key_symbols),
+        "risks": [
+            {
+                "kind": r.kind,
+                "why": r.why,
+                "evidence": [{"file": e.file, "line": e.line, "text": e.text} for e in r.evidence],
+            }
+            for r in a.risks
+        ],
+        "reverts": a.reverts,
+        "related_prs": [r.name for r in a.cross_refs if r.number != a.reverts or r.repo],
+        "open_items": list(a.open_items),
+        "effort": a.effort,
+        "minutes": a.minutes,
+        "deciding": list(a.deciding),
+    }
+
+
+def flat_row(a: Analysis) -> dict[str, Any]:
+    """report_row flattened for CSV and the table: lists joined with "; ", risks as kind@file:line."""
+    r = report_row(a)
+    risks = []
+    for risk in r["risks"]:
+        e = risk["evidence"][0] if risk["evidence"] else None
+        where = f"@{e['file']}:{e['line']}" if e and e["file"] else ""
+        risks.append(risk["kind"] + where.replace(":None", ""))
+    out = dict(r)
+    for key in ("audience", "key_files", "key_symbols", "related_prs", "open_items", "deciding"):
+        out[key] = "; ".join(str(x) for x in r[key])
+    out["risks"] = "; ".join(risks)
+    out["reverts"] = "" if r["reverts"] is None else r["reverts"]
+    return out
+
+
 def run_cli(args: Any) -> int:
     """`workbench analyze OWNER/REPO [--since] [--number ...] [--format table|csv|json]`."""
+    import csv
     import json
+    import sys
 
     from ..config import WorkbenchError
     from ..store import Store
@@ -361,9 +585,9 @@ def run_cli(args: Any) -> int:
             from tqdm import tqdm
 
             it = tqdm(it, total=len(numbers), desc=f"analyze {repo}", unit="PR", file=sys.stderr)
-        # Unchanged PRs come from the memo beside the cache (see analysis_memo.py); analysis stays pure.
+        # Unchanged PRs come from the memo beside the cache (see memo.py); analysis stays pure.
         memo = AnalysisMemo.for_repo(repo, conv, getattr(args, "cache", None))
-        df = analysis_frame(memo.analyze(r, known_prs=known) for r in it)
+        analyses = [memo.analyze(r, known_prs=known) for r in it]
     finally:
         store.close()
     try:
@@ -372,30 +596,42 @@ def run_cli(args: Any) -> int:
         print(f"note: analysis memo not saved ({e})", file=sys.stderr)
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
-        print(json.dumps(df.to_dict(orient="records"), ensure_ascii=False, indent=1, default=str))
+        rows = [report_row(a) for a in analyses]
+        print(json.dumps(rows, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
         return 0
-    flat = df.copy()
-    for col in ("key_files", "key_symbols", "flags", "deciding", "areas"):
-        flat[col] = flat[col].map(lambda v: "; ".join(v))
+    flat = [flat_row(a) for a in analyses]
     if fmt == "csv":
-        sys.stdout.write(flat.to_csv(index=False))
+        writer = csv.DictWriter(sys.stdout, fieldnames=REPORT_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(flat)
         return 0
-    if flat.empty:
+    if not flat:
         print(f"no cached PRs of {repo} match")
         return 0
-    view = flat[
-        ["number", "verdict", "audience", "effort", "minutes", "key_files", "key_symbols", "flags"]
-    ].copy()
-    view["audience"] = view["audience"].fillna("")
-    for col, width in (("key_files", 60), ("key_symbols", 40), ("flags", 60)):
-        view[col] = view[col].map(lambda s, w=width: s if len(s) <= w else s[: w - 1] + "…")
-    print(view.to_string(index=False))
+    print(_table(flat))
     return 0
+
+
+_TABLE = (("number", 6), ("verdict", 7), ("audience", 24), ("effort", 6), ("minutes", 7),
+          ("key_files", 50), ("risks", 40), ("reverts", 7), ("deciding", 50))  # fmt: skip
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    def cell(v: Any, w: int) -> str:
+        s = str(v)
+        return (s if len(s) <= w else s[: w - 1] + "…").ljust(w)
+
+    lines = ["  ".join(cell(name, w) for name, w in _TABLE).rstrip()]
+    for r in rows:
+        lines.append("  ".join(cell(r[name], w) for name, w in _TABLE).rstrip())
+    return "\n".join(lines)
 
 
 __all__ = [
     "analyze",
     "analysis_frame",
+    "report_row",
+    "flat_row",
     "decide",
     "VERDICT_RULES",
     "run_cli",

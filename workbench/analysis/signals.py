@@ -15,7 +15,7 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .diff import Concat, FileDiff, added_lines_with, line_bounds, new_line_at
 from .model import Evidence, Signal
 from .patchscan import (
     added_python_methods,
@@ -38,56 +38,61 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     "risk.concurrency": (
         "concurrency: locks, threads, asyncio, sockets, ACKs, races",
         _n(
-            "lock Lock RLock threading Thread asyncio await Semaphore socket zmq recv ack ACK race races deadlock "
-            "barrier mutex atomic multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe"
-        ),
+            "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock asyncio "
+            "mutex multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
+            "create_task Mutex RwLock Arc AtomicBool AtomicUsize"
+        )
+        + _n("atomic", "w")  # not `walk_non_atomic_type`
+        + _n("socket.socket( thread::spawn tokio::spawn", "s"),
         ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
     ),
     "risk.memory": (
-        "memory and resources: detach, gc, empty_cache, del, leaks, IPC handles",
+        "memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, leaks, unsafe",
         _n(
-            "detach empty_cache leak ipc_collect IPC weakref OOM __del__ pin_memory share_memory mmap offload "
-            "memory_allocated max_memory release close cleanup"
+            "empty_cache leak ipc_collect IPC OOM __del__ pin_memory share_memory mmap memory_allocated max_memory"
         )
-        + _n("gc.collect", "s"),
+        + _n("weakref", "w")  # not `weakref_name`
+        + (("gc.collect", "s"), ("unsafe {", "s"), ("unsafe fn", "s"), ("unsafe impl", "s")),
         ("memory leak", "leak", "oom", "out of memory", "显存泄漏", "内存泄漏"),
     ),
     "risk.numerics": (
         "numerics: dtype, precision, overflow",
-        _n(
-            "dtype float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 precision overflow underflow NaN isnan isinf "
-            "epsilon clamp log_softmax logsumexp autocast int8"
-        )
-        + _n("quantiz", "s"),
-        tuple("precision overflow numerical dtype bf16 fp16 fp8 fp32 精度 溢出".split()) + ("nan ",),
+        # dtypes as whole words (a name like `apply_fp8_patches` is not arithmetic)
+        _n("float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 int8 int32 f32 f64", "w")  # not uint8: bytes
+        + _n("overflow underflow isnan isinf nan_to_num epsilon log_softmax logsumexp autocast finfo cumsum"),
+        # not "overflow": in prose it is mostly a stack or a buffer ("ty overflows the stack")
+        tuple("precision numerical dtype bf16 fp16 fp8 fp32 精度".split()) + ("nan ",),
     ),
     "risk.error_handling": (
-        "error handling: bare except, pass, swallowed errors",
-        (("suppress(", "s"), ("|| true", "s"), ('errors="ignore"', "s"), ("ignore_errors", "i")),
+        "error handling: bare except, pass, swallowed errors, panics",
+        (("suppress(", "s"), ("|| true", "s"), ('errors="ignore"', "s"), ("ignore_errors", "i"))
+        + _n("panic!( .unwrap()", "s"),
         ("exception", "error handling", "swallow", "crash"),
+    ),
+    "risk.compatibility": (
+        "compatibility: code that branches on the versions of the libraries it runs with",
+        _n("is_version_ge version.parse parse_version __version__ packaging.version importlib.metadata", "s"),
+        (),
+    ),
+    "risk.refusal": (
+        "new refusals: setups that ran before may now stop with an error",
+        _n("raise\x20ValueError raise\x20NotImplementedError raise\x20RuntimeError", "s"),
+        (),
     ),
     "risk.markers": ("markers added: TODO / FIXME / HACK / XXX", _n("TODO FIXME HACK XXX", "w"), ()),
     "risk.security": (
-        "security: eval/exec, shell=True, pickle/yaml loads, secrets",
+        "security: eval/exec, pickle/yaml loads, remote code, disabled TLS checks",
         _n("eval( exec(", "f")
         + _n(
-            "shell=True pickle.load yaml.load( yaml.unsafe_load torch.load( weights_only=False os.system( "
+            "pickle.load yaml.load( yaml.unsafe_load torch.load( weights_only=False "
             "trust_remote_code=True verify=False",
             "s",
-        )
-        + _n("password secret api_key"),
+        ),
         ("security", "vulnerab", "cve-", "injection", "安全"),
     ),
 }
 # Statements judged by where they stand on the line: one pass over added lines' starts.
-_STMT = re.compile(r"\n\+[ \t]*+(del|pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
-_STMT_THEMES = ("risk.memory", "risk.error_handling")
-_STMT_THEME = {
-    "del": "risk.memory",
-    "pass": "risk.error_handling",
-    "except": "risk.error_handling",
-    "set +e": "risk.error_handling",
-}
+_STMT = re.compile(r"\n\+[ \t]*+(pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
 
 
 def _boundary_ok(text: str, start: int, pos: int, needle: str, mode: str) -> bool:
@@ -123,8 +128,6 @@ class Hit:
 class CodeFacts:
     """Per-PR results the conclusions reuse: hits per theme, symbols, risk counts per file."""
 
-    # Plain dicts, not Counters: a Counter costs ten times a dict to make, and its += on a new key runs
-    # a Python-level __missing__; the tallies below use dict.get.
     theme_hits: dict[str, list[Hit]] = field(default_factory=dict)
     risk_per_file: dict[str, int] = field(default_factory=dict)
     symbols: dict[str, float] = field(default_factory=dict)  # name -> weight
@@ -138,12 +141,83 @@ RISK_ROLES = frozenset(
 # Themes about what a program does: found only in program code. In shell scripts, CI, build and config
 # files their words are settings ("param_offload=True", "pip install pytest-asyncio", "dtype: bf16"), and
 # on a real verl history such lines were the largest source of memory and concurrency hits.
-PROGRAM_THEMES = frozenset({"risk.concurrency", "risk.memory", "risk.numerics"})
+PROGRAM_THEMES = frozenset(
+    {
+        "risk.concurrency",
+        "risk.memory",
+        "risk.numerics",
+        "risk.security",
+        "risk.compatibility",
+        "risk.refusal",
+    }
+)
 _SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
 
 def _is_program(fd: FileDiff) -> bool:
-    return fd.role in ("code", "notebook") and fd.language not in _SCRIPT_LANGUAGES
+    # a .patch file's lines are another diff's text, not this program's code
+    return (
+        fd.role in ("code", "notebook")
+        and fd.language not in _SCRIPT_LANGUAGES
+        and not fd.filename.endswith((".patch", ".diff"))
+    )
+
+
+# Themes whose needles are one language's words: a Rust docstring quoting `raise ValueError` is not one.
+THEME_LANGUAGES = {"risk.refusal": frozenset({"Python"})}
+
+
+# Lines that say something about the program without being behaviour: imports, logging and metrics.
+# Definitions and assertions name things or check them without doing them; "name (type): text" is a
+# docstring's argument line.
+_NOT_BEHAVIOUR = re.compile(
+    r"(?:(?:async\s+)?def\s|class\s|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\s|assert\b|\w+\s+\([^)]*\):\s|import\s|from\s+[\w.]+\s+import\s|use\s+[\w:]+|#include|require\(|"
+    r"(?:self\.)?(?:logger|logging|log|LOG|tracing|warnings)\.\w+\(|print\(|(?:e?println|info|warn|debug|error|trace)!\(|"
+    r"(?:self\.)?\w*(?:metrics|metric_dict|stats|info_dict)\w*\s*\[|[\"'][\w.-]*/[\w./-]*[\"']\s*:|"
+    r"[\w.]*(?:log_metrics|log_dict|add_scalar|wandb\.log|tracker\.log)\()"
+)
+# a parameter in a multi-line signature ("dtype: torch.dtype = torch.bfloat16,"): a declaration
+_PARAMETER = re.compile(r"\w+\s*:\s*[^=()]+=\s*[^=]*,\s*$")
+_HASH_COMMENT = frozenset(
+    {"Python", "Bash", "Ruby", "Perl", "R", "YAML", "TOML", "Makefile", "Dockerfile", None}
+)
+
+
+def in_program_code(line: str, offset: int, language: str | None) -> bool:
+    """Whether `line[offset]` stands in program code: not in a comment, a string literal, an import,
+    or a logging or metrics statement. (A word in a comment or a log message changes nothing a
+    program does: on real diffs such lines raised most false risk flags.)"""
+    code = line.lstrip()
+    if not code or code.startswith(("#", "//", "/*", "*", '"""', "'''", "--")):
+        return False
+    if _NOT_BEHAVIOUR.match(code) or _PARAMETER.match(code):
+        return False
+    hash_comments = language in _HASH_COMMENT or language not in (
+        "C",
+        "C++",
+        "Rust",
+        "Go",
+        "Java",
+        "JavaScript",
+        "TypeScript",
+    )
+    quote = None
+    i = 0
+    while i < offset and i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"'`":
+            quote = c
+        elif c == "#" and hash_comments:
+            return False
+        elif c == "/" and line.startswith("//", i):
+            return False
+        i += 1
+    return quote is None
 
 
 # A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
@@ -202,11 +276,16 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 if text[start] != "+" or text.startswith("+++ ", start):
                     continue
                 fd, local = cat.locate(start)
-                if program_only and not _is_program(fd):
+                if (
+                    program_only
+                    and not _is_program(fd)
+                    or fd.language not in THEME_LANGUAGES.get(name, (fd.language,))
+                ):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
-                if start not in seen and _boundary_ok(text, start, pos, needle, mode):
-                    line = text[start + 1 : end]
+                line = text[start + 1 : end]
+                in_code = name == "risk.markers" or in_program_code(line, pos - start - 1, fd.language)
+                if start not in seen and in_code and _boundary_ok(text, start, pos, needle, mode):
                     if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                         continue
                     seen.add(start)
@@ -218,67 +297,81 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                 break
         if hits:
             facts.theme_hits[name] = hits
-    if "del" in text or "pass" in text or "except" in text or "set +e" in text:
-        for m in _STMT.finditer("\n" + text):
-            word, rest = m.group(1), m.group(2).strip()
-            if word == "pass" and rest:
-                continue
-            if word == "except" and not (
-                rest.startswith(":") or rest.startswith(("Exception", "BaseException"))
+    # statements judged by where they stand: a bare `pass`, `except:` / `except Exception`, `set +e`
+    for m in _STMT.finditer("\n" + text):
+        word, rest = m.group(1), m.group(2).strip()
+        if word == "pass" and rest:
+            continue
+        if word == "except" and not rest.startswith((":", "Exception", "BaseException")):
+            continue
+        hits = facts.theme_hits.setdefault("risk.error_handling", [])
+        if len(hits) >= per_theme:
+            break
+        fd, local = cat.locate(m.start())
+        hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
+        facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
+
+
+# The arithmetic of a training objective: a changed or removed line that computes a loss, log-prob,
+# advantage, KL, entropy or gradient with a division, product, reduction or exp/log/clamp. Such a line
+# decides what is optimised; a reader checks its scale and masking.
+_OBJECTIVE_WORD = re.compile(r"loss|logprob|log_prob|advantage|kl|entropy|grad")
+_OBJECTIVE_NAME = re.compile(r"\b\w*(?:loss|logprob|log_prob|advantage|kl|entropy|grad)\w*\b")
+_ARITHMETIC = re.compile(r"\s[/*]\s|\.sum\(|\.mean\(|torch\.(?:exp|log|clamp|where|sum|mean)\(")
+
+
+def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) -> None:
+    """Add hits of objective arithmetic to the numerics theme: each line holding an objective's name
+    is looked at once (added or removed, in program code, with arithmetic after the name)."""
+    hits = facts.theme_hits.get("risk.numerics", [])
+    for fd in files:
+        if not fd.patch or fd.role != "code" or fd.language != "Python":
+            continue
+        patch, last = fd.patch, -1
+        for m in _OBJECTIVE_WORD.finditer(patch):
+            if len(hits) >= per_theme:
+                break
+            start, end = line_bounds(patch, m.start())
+            if (
+                start == last
+                or patch[start : start + 1] not in ("+", "-")
+                or patch.startswith(("+++", "---"), start)
             ):
                 continue
-            theme = _STMT_THEME[word]
-            hits = facts.theme_hits.setdefault(theme, [])
-            if len(hits) < per_theme:
-                fd, local = cat.locate(m.start())
-                if theme in PROGRAM_THEMES and not _is_program(fd):
-                    continue
-                hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
-                facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
-            elif all(len(facts.theme_hits.get(t, ())) >= per_theme for t in _STMT_THEMES):
-                break  # both statement themes are full: later statements change nothing
+            last = start
+            line = patch[start + 1 : end]
+            name = _OBJECTIVE_NAME.search(line)
+            if not name or not _ARITHMETIC.search(line, name.end()):
+                continue
+            if not in_program_code(line, name.start(), fd.language):
+                continue
+            hits.append(Hit(fd, start, line.strip()[:200]))
+            facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
+    if hits:
+        facts.theme_hits["risk.numerics"] = hits
 
 
-_THEME_WORDS = [(name, words, frozenset(words)) for name, (_label, _needles, words) in THEMES.items()]
-_ALL_WORDS = tuple(dict.fromkeys(w for _name, words, _set in _THEME_WORDS for w in words))
-# Which words a text holds, in one pass (see _MATCHER) rather than one substring search per word.
-_WORD_MATCHER = ahocorasick_rs.AhoCorasick(
-    _ALL_WORDS, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA
-)
+def _word_at(low: str, word: str) -> int:
+    """Where `word` first occurs at a word start in `low` ("race" is not in "trace", "hang" is not in
+    "change"); Chinese words have no word boundaries and count anywhere. -1: nowhere."""
+    i = low.find(word)
+    while i > 0 and word.isascii() and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        i = low.find(word, i + 1)
+    return i
 
 
 def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
-    """Themes named in the title and description (no file): 'fix memory leak in ...'.
-
-    A word counts only where a word starts ("race" is not in "trace", "hang" is not in "change").
-    """
+    """Themes named in the title and description (no file): 'fix memory leak in ...', with the
+    sentence that names each."""
     out: dict[str, list[Evidence]] = {}
-    # Which words occur at all, in one pass per text: most PRs name no theme, and a theme none of whose
-    # words occurs is then skipped with one set operation instead of a find per word.
-    pairs = []
-    for t in texts:
-        if t:
-            low = t.lower()
-            found = _WORD_MATCHER.find_matches_as_indexes(low, overlapping=True)
-            pairs.append((low, t, {_ALL_WORDS[i] for i, _s, _e in found}))
-    for name, words, word_set in _THEME_WORDS:
-        for low, orig, present in pairs:
-            if word_set.isdisjoint(present):
-                continue
-            hit = -1
-            for w in words:
-                if w not in present:
-                    continue
-                i = low.find(w)
-                while i > 0 and w.isascii() and (low[i - 1].isalnum() or low[i - 1] == "_"):
-                    i = low.find(w, i + 1)
-                if i >= 0:
-                    hit = i
-                    break
+    lowered = [(t, t.lower()) for t in texts if t]
+    for name, (_label, _needles, words) in THEMES.items():
+        for text, low in lowered:
+            hit = next((i for i in (_word_at(low, w) for w in words) if i >= 0), -1)
             if hit >= 0:
                 a = max(low.rfind("\n", 0, hit), low.rfind(". ", 0, hit) + 1, hit - 120, 0)
-                e = [x for x in (low.find("\n", hit), low.find(". ", hit)) if x >= 0]
-                sentence = orig[a : min(e + [hit + 160])].strip(" .\n")
+                ends = [x for x in (low.find("\n", hit), low.find(". ", hit)) if x >= 0]
+                sentence = text[a : min(ends + [hit + 160])].strip(" .\n")
                 out.setdefault(name, []).append(Evidence(None, None, sentence))
     return out
 
@@ -461,8 +554,17 @@ def _first_lines(text: str, n: int) -> str:
     return "\n".join(text.split("\n", n)[:n])
 
 
+_RELEASE = re.compile(r"^[\"']?v?\d+\.\d+\.\d+")
+_DOC_KEYS = frozenset(
+    {"description", "markdownDescription", "title", "help", "doc", "docs", "summary", "$comment"}
+)
+# a dependency in a manifest: a version, a path/git/workspace source, or a list of features
+_DEPENDENCY_VALUE = re.compile(r"\d+\.\d+|\bversion\b|\bpath\s*=|\bgit\s*=|\bworkspace\b|^\[")
+
+
 def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
-    """Dataclass field / argparse defaults changed in code, and keys changed in YAML/TOML/JSON files."""
+    """Defaults changed: dataclass fields and argparse defaults in code, values of existing keys in
+    YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys)."""
     defaults: list[_Find] = []
     keys: list[_Find] = []
     for fd in files:
@@ -474,6 +576,9 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         if fd.role == "code" and fd.language == "Python":
             text = "\n" + p
             for m in _FIELD_DEFAULT.finditer(text):
+                declared = m.group(0).split("=", 1)[0]
+                if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
+                    continue  # a function's parameter, not a field: a signature change, not a default
                 indent, name, old = m.group(1), m.group(2), _value(m.group(3))
                 i = text.find(f"\n+{indent}{name}")
                 if i >= 0:
@@ -503,21 +608,35 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 else:
                     new_vals[m.group(2)] = (_value(m.group(3)), m.start())
             for k, (v, at) in new_vals.items():
-                if k in old_vals and old_vals[k] != v:
-                    keys.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
+                if k.startswith("_") or k == "version" or k in _DOC_KEYS:
+                    # meta keys (`_target_`: which class reads the section) and documentation are not
+                    # settings, and a package's own version is a release: a workspace bump is one
+                    # release, not N defaults
+                    continue
+                if fd.role == "build" and (
+                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(old_vals.get(k, ""))
+                ):
+                    continue  # a manifest's dependency entry (scan_deps reads those), not a setting
+                if _RELEASE.search(v) or _RELEASE.search(old_vals.get(k, "")):
+                    continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
+                if k in old_vals and old_vals[k] != v and not v.startswith("${"):
+                    # (a value bound to another key, "${...}", follows that key's default: no new one)
+                    defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
             for k in old_vals:  # in file order: a set difference's order changes with the hash seed
-                if k in new_vals:
+                if k in new_vals or k == "version":
                     continue
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
     n_ev = int(conv.threshold("max_evidence", 3))
+    # a generated copy of a config follows its source: the source's lines are the evidence shown
+    defaults.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
     sigs = []
     if defaults:
         sigs.append(
             Signal(
                 "config.defaults",
-                f"default values changed in code ({len(defaults)})",
+                f"default values changed ({len(defaults)})",
                 conv.weight("config.defaults"),
                 _shown(defaults, n_ev),
             )
@@ -617,3 +736,144 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
             )
         )
     return sigs
+
+
+# ---- commands, downloads and secrets ----------------------------------------------------------------
+# A command string run through a shell: subprocess with shell=True, os.system/os.popen, an asyncio shell,
+# or a subprocess call whose command is built from a string (f-string, format, concatenation).
+_SHELL_CALL = re.compile(
+    r"\bshell\s*=\s*True\b|\bos\.(?:system|popen)\(|create_subprocess_shell\(|"
+    r"\bsubprocess\.\w+\(\s*(?:f[\"']|[\"'][^\"']*[\"']\s*(?:\.format\(|%|\+))|"
+    r"\bPopen\(\s*(?:f[\"']|[\w.]*(?:cmd|command)\w*\s*[,)])"
+)
+_SHELL_EVAL = re.compile(r"^\s*(?:eval\s+[\"']?\$|bash\s+-c\s+[\"']?\$|sh\s+-c\s+[\"']?\$)")
+# CI that fetches code it then runs, without a version or digest pinning what it gets
+_PIPE_TO_SHELL = re.compile(r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
+_UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
+# CI given more power than reading needs, or packages from hosts it cannot verify
+_CI_ELEVATED = re.compile(
+    r"--privileged\b|seccomp[=:]unconfined|\bcontents:\s*write\b|\bpull_request_target\b|"
+    r"--trusted-host\b|INSECURE_HOST|unsafe-best-match|--extra-index-url\s+http://|\bverify\s*=\s*false\b",
+    re.I,
+)
+# a secret written into a command (visible in logs and `ps`), not passed through the environment
+_SECRET_FLAG = re.compile(
+    r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
+)
+_SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
+# The words without which none of the patterns above can match: a patch that mentions none of them
+# is not scanned (most patches run no command and name no secret).
+_SHELL_WORDS = ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c")
+_SECRET_WORDS = (
+    "token",
+    "TOKEN",
+    "Token",
+    "passw",
+    "PASSW",
+    "secret",
+    "SECRET",
+    "api_key",
+    "api-key",
+    "API_KEY",
+)
+_CI_WORDS = ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
+             "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify")  # fmt: skip
+_ADDED_LINE = re.compile(r"^\+(?!\+\+ )(.*)$", re.M)
+
+
+def _mentions(text: str, words: tuple[str, ...]) -> bool:
+    return any(w in text for w in words)
+
+
+_ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
+
+
+def _added_lines(fd: FileDiff) -> list[tuple[int, str]]:
+    """(position in the patch, line without its sign) of each added line."""
+    return [(m.start(), m.group(1)) for m in _ADDED_LINE.finditer(fd.patch or "")]
+
+
+def _is_script(fd: FileDiff) -> bool:
+    return fd.role in ("ci", "build") or fd.language in _SCRIPT_LANGUAGES or fd.filename.endswith(".sh")
+
+
+def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """Commands run through a shell (security.shell) and secrets on command lines (security.secret_cli)."""
+    shell: list[_Find] = []
+    secrets: list[_Find] = []
+    for fd in files:
+        if not fd.patch or fd.role not in ("code", "ci", "build", "config", "notebook"):
+            continue
+        script = _is_script(fd)
+        look_shell = _mentions(fd.patch, _SHELL_WORDS)
+        look_secret = (script or fd.role == "ci") and _mentions(fd.patch, _SECRET_WORDS)
+        if not (look_shell or look_secret):
+            continue
+        for pos, line in _added_lines(fd):
+            code = line.strip()
+            if not code or code.startswith(("#", "//")):
+                continue
+            if not look_shell:
+                hit = None
+            elif script:
+                hit = _SHELL_EVAL.search(code)
+            else:
+                hit = _SHELL_CALL.search(line)
+                if hit and not in_program_code(line, hit.start(), fd.language):
+                    hit = None
+            if hit:
+                shell.append((fd.filename, fd.patch, pos, code[:200]))
+            if look_secret:
+                flag = _SECRET_FLAG.search(code)
+                in_run = _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code)
+                if flag or in_run:
+                    secrets.append((fd.filename, fd.patch, pos, code[:200]))
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs = []
+    if shell:
+        sigs.append(
+            Signal(
+                "security.shell",
+                f"commands run through a shell ({len(shell)})",
+                conv.weight("security.shell"),
+                _shown(shell, n_ev),
+            )
+        )
+    if secrets:
+        sigs.append(
+            Signal(
+                "security.secret_cli",
+                f"secrets on command lines ({len(secrets)})",
+                conv.weight("security.secret_cli"),
+                _shown(secrets, n_ev),
+            )
+        )
+    return sigs
+
+
+def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main), or
+    that run with more power than they need or trust unverified package hosts (--privileged, write
+    permissions, pull_request_target, trusted/insecure hosts)."""
+    finds: list[_Find] = []
+    for fd in files:
+        if not fd.patch or not _is_script(fd):
+            continue
+        if not _mentions(fd.patch, _CI_WORDS):
+            continue
+        for pos, line in _added_lines(fd):
+            code = line.strip()
+            if code.startswith("#"):
+                continue
+            if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
+                finds.append((fd.filename, fd.patch, pos, code[:200]))
+    if not finds:
+        return []
+    return [
+        Signal(
+            "security.ci_download",
+            f"CI or scripts run unpinned downloads or with elevated rights ({len(finds)})",
+            conv.weight("security.ci_download"),
+            _shown(finds, int(conv.threshold("max_evidence", 3))),
+        )
+    ]

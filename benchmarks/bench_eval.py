@@ -1,0 +1,81 @@
+"""Judgement and analysis speed on a real verl cache (WORKBENCH_BENCH_VERL_CACHE), in one run:
+
+eval     `workbench eval` of ../shared/labels/verl-expert-labels.csv against the cache: verdict
+         agreement, audience, key files, risk precision/recall, reverts (goals of issue #10);
+history  the verdict distribution over every PR of the cache (deep should be a minority);
+speed    analysing every PR cold vs reading the same records from the cache (`Store.pr`), side by
+         side (goal: at most 3x).
+
+  python -m workbench.cli sync verl-project/verl --from-git <verl mirror> --cache /tmp/verl-cache
+  WORKBENCH_BENCH_VERL_CACHE=/tmp/verl-cache python benchmarks/run.py eval
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from workbench.analysis.conventions import load_conventions  # noqa: E402
+from workbench.analysis.pipeline import analyze  # noqa: E402
+from workbench.evaluation import format_evaluation, parse_labels_csv  # noqa: E402
+from workbench.evaluation_cli import run_evaluation  # noqa: E402
+from workbench.store import Store  # noqa: E402
+
+LABELS = ROOT.parent / "shared" / "labels" / "verl-expert-labels.csv"
+REPO = "verl-project/verl"
+
+
+def main() -> dict:
+    cache = os.environ.get("WORKBENCH_BENCH_VERL_CACHE")
+    if not cache or not Path(cache).is_dir():
+        print("skipped: set WORKBENCH_BENCH_VERL_CACHE to a verl cache (see this file's note)")
+        return {"skipped": "no WORKBENCH_BENCH_VERL_CACHE"}
+    store = Store(cache, create=False)
+    conv = load_conventions(REPO)
+    out: dict = {}
+    if LABELS.is_file():
+        ev = run_evaluation(parse_labels_csv(LABELS.read_text()), store, REPO, conv)
+        for line in format_evaluation(ev):
+            if not line.startswith("  #") and not line.startswith("misses"):
+                print("  " + line)
+        t = ev.risk_total
+        out["eval"] = {
+            "verdict": ev.verdict.value,
+            "audience_named": ev.audience_named.value,
+            "audience_match": ev.audience_match.value,
+            "key_file_top3": ev.key_file_top3.value,
+            "risk_precision": t.precision,
+            "risk_recall": t.recall,
+            "reverts_linked": ev.reverts_linked.value,
+        }
+    else:
+        print(f"  eval skipped: {LABELS} is absent")
+    numbers = [int(n) for n in store.prs(REPO)["number"]]
+    known = store.known_prs(REPO)
+    t0 = time.perf_counter()
+    records = [store.pr(REPO, n) for n in numbers]
+    read = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    verdicts = Counter(analyze(r, conventions=conv, known_prs=known).verdict for r in records)
+    cold = time.perf_counter() - t0
+    store.close()
+    n = len(numbers)
+    print(f"  history: {n} PRs: " + ", ".join(f"{v} {c} ({c / n:.0%})" for v, c in verdicts.most_common()))
+    ratio = cold / read
+    print(
+        f"  speed: analyze cold {cold * 1e3 / n:.2f} ms/PR vs Store.pr {read * 1e3 / n:.2f} ms/PR -> "
+        f"ratio {ratio:.1f} (goal <= 3: {'met' if ratio <= 3 else 'NOT met'})"
+    )
+    out["history"] = dict(verdicts)
+    out["speed"] = {"analyze_ms": cold * 1e3 / n, "store_pr_ms": read * 1e3 / n, "ratio": ratio}
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""Risks that hold up: raised from program code only, each kind with the lines that show it, on small
+real-looking patches (Python, YAML, a dataclass, shell and CI, Rust); reverts and removals end to end."""
+
+from __future__ import annotations
+
+from heuristics_helpers import file, hunk, record
+
+from workbench.analysis.conventions import load_conventions
+from workbench.analysis.pipeline import analyze
+
+
+def kinds(a):
+    return {r.kind for r in a.risks}
+
+
+def py(lines, name="pkg/worker.py"):
+    return file(name, hunk(10, lines, section="def run(self):"))
+
+
+def test_comments_strings_imports_and_metric_lines_raise_no_theme():
+    quiet = py(
+        [
+            "+import socket",
+            "+from threading import Lock",
+            "+    # Pin memory before the copy, else the lock is held too long",
+            '+    logger.info("empty_cache after the lock")',
+            '+    metrics["actor/lock_wait"] = wait',
+            '+    msg = "call torch.cuda.empty_cache() first"',
+            "+    def empty_cache(self):",
+            "+    assert buf.dtype == torch.bfloat16",
+        ]
+    )
+    a = analyze(record([quiet], title="[worker] feat: more logging"))
+    assert not {"memory", "concurrency", "numerics"} & kinds(a)
+    loud = py(["+    with self._lock:", "+        torch.cuda.empty_cache()", "+    x = x.to(torch.bfloat16)"])
+    b = analyze(record([loud], title="[worker] feat: free cache"))
+    assert {"memory", "concurrency", "numerics"} <= kinds(b)
+    memory = next(r for r in b.risks if r.kind == "memory")
+    assert memory.why and memory.evidence[0].file == "pkg/worker.py" and memory.evidence[0].line == 11
+
+
+def test_yaml_and_dataclass_defaults_are_changed_defaults():
+    yaml = file("pkg/config/rollout.yaml", hunk(3, ["   rollout:", "-    mode: sync", "+    mode: async"]))
+    a = analyze(record([yaml], title="[rollout] chore: async by default"))
+    risk = next(r for r in a.risks if r.kind == "config-default-change")
+    assert risk.evidence[0].text == "mode: sync -> async" and a.verdict != "skip"  # never trivial
+    dc = py(
+        [
+            "     class RolloutConfig:",
+            "-    calculate_log_probs: bool = False",
+            "+    calculate_log_probs: bool = True",
+        ]
+    )
+    assert "config-default-change" in kinds(analyze(record([dc])))
+    # a parameter of a signature and a meta key are not defaults
+    sig = py(["-    def f(self, a, b: int = 1):", "+    def f(self, a, b: int = 2):"])
+    meta = file("pkg/config/x.yaml", hunk(1, ["-  _target_: pkg.A", "+  _target_: pkg.B"]))
+    assert "config-default-change" not in kinds(analyze(record([sig, meta])))
+
+
+def test_commands_through_a_shell_and_secrets_on_command_lines():
+    shell = py(["+    proc = subprocess.Popen(cmd, shell=True)"])
+    a = analyze(record([shell], title="[tool] feat: run a user command"))
+    assert "security" in kinds(a) and a.signal("security.shell")
+    os_system = py(['+    os.system(f"rm -rf {path}")'])
+    assert analyze(record([os_system])).signal("security.shell")
+    safe = py(
+        ['+    subprocess.run(["git", "status"], check=True)', "+    # subprocess.Popen(cmd, shell=True)"]
+    )
+    assert not analyze(record([safe])).signal("security.shell")
+    ci = file(
+        ".github/workflows/e2e.yml",
+        hunk(
+            5,
+            [
+                "+      - run: huggingface-cli login --token ${{ secrets.HF_TOKEN }}",
+                "+          HF_TOKEN: ${{ secrets.HF_TOKEN }}",
+            ],
+        ),
+    )
+    b = analyze(record([ci], title="[ci] feat: login"))
+    assert [e.line for e in b.signal("security.secret_cli").evidence] == [5]  # the env mapping is fine
+
+
+def test_unpinned_downloads_and_elevated_ci():
+    ci = file(
+        ".github/workflows/rocm.yml",
+        hunk(
+            1,
+            [
+                "+      - uses: actions/checkout@main",
+                "+      - run: curl -fsSL https://example.com/install.sh | bash",
+                "+      - run: docker run --privileged image:1.2",
+                "+      - uses: actions/setup-python@v5",
+            ],
+        ),
+    )
+    a = analyze(record([ci], title="[ci] feat: rocm job"))
+    assert [e.line for e in a.signal("security.ci_download").evidence] == [1, 2, 3]
+    pinned = file(
+        ".github/workflows/ok.yml",
+        hunk(1, ["+      - uses: actions/checkout@v4", "+      - run: pip install vllm==0.8.5"]),
+    )
+    assert not analyze(record([pinned], title="[ci] feat: job")).signal("security.ci_download")
+
+
+def test_rust_vocabulary():
+    rs = file(
+        "crates/core/src/cache.rs",
+        hunk(
+            1,
+            [
+                "+use std::sync::{Arc, Mutex};",
+                "+// unsafe { this comment is not code }",
+                "+    let shared = Arc::new(Mutex::new(map));",
+                "+    unsafe { ptr.write(value) }",
+            ],
+        ),
+    )
+    a = analyze(record([rs], title="perf: share the cache"))
+    conc = next(r for r in a.risks if r.kind == "concurrency")
+    assert [e.line for e in conc.evidence] == [3]  # the `use` line and the comment are not behaviour
+    assert next(r for r in a.risks if r.kind == "memory").evidence[0].line == 4
+
+
+def test_revert_end_to_end_links_and_is_judged_on_what_it_undoes():
+    known = {41: ("[trainer] feat: new loss", "merged")}
+    code = py(
+        ["-    loss = new_loss(x)", "+    with self._lock:", "+        loss = old_loss(x)"]
+        + [f"+    y{i} = {i}" for i in range(20)]
+    )
+    # the revert button's title, without a number: linked through the cache's titles
+    a = analyze(
+        record([code], title='Revert "[trainer] feat: new loss"', body="", number=50), known_prs=known
+    )
+    assert a.reverts == 41 and a.cross_refs[0].relation == "revert" and a.cross_refs[0].title == known[41][0]
+    assert kinds(a) == {"behaviour-change"} and a.verdict == "skim"  # restored code raises no new themes
+    assert not a.signal("risk.concurrency")
+
+
+def test_removal_end_to_end():
+    gone = file(
+        "pkg/backend_old.py", hunk(1, [f"-def api_{i}():" for i in range(120)], old_start=1), status="removed"
+    )
+    test_gone = file(
+        "tests/test_backend_old.py", hunk(1, [f"-    assert {i}" for i in range(40)]), status="removed"
+    )
+    glue = py(
+        ["-    from pkg.backend_old import api_1", "+    raise ValueError('backend_old was removed')"],
+        name="pkg/registry.py",
+    )
+    a = analyze(record([gone, test_gone, glue], title="[backend] feat: remove the old backend"))
+    assert a.verdict == "skim" and a.signal("removal") and not a.signal("tests.added")
+    assert "breaking-api" in kinds(a) and "behaviour-change" in kinds(a)
+    assert a.key_files[0].filename == "pkg/backend_old.py"  # removing is what it does
+    # in a PR that is not a removal, a deleted file ranks below the code that changed
+    fix = py([f"+    y{i} = {i}" for i in range(30)] + ["-    x = 1"], name="pkg/core.py")
+    small_gone = file("pkg/unused.py", hunk(1, [f"-z{i} = {i}" for i in range(20)]), status="removed")
+    b = analyze(record([small_gone, fix], title="[core] fix: x"))
+    assert b.key_files[0].filename == "pkg/core.py"
+
+
+def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
+    req = file("requirements.txt", hunk(1, ["-vllm==0.8.4", "+vllm==0.8.5"]))
+    code = py([f"+    y{i} = compat({i})" for i in range(12)], name="pkg/compat.py")
+    a = analyze(record([code, req], title="[build] chore: bump vllm"))
+    assert a.key_files[0].filename == "requirements.txt" and "compatibility" in kinds(a)
+    fix = py(["-    n = len(x)", "+    n = len(x) - 1"], name="pkg/loss.py")
+    test = file("tests/test_loss.py", hunk(1, [f"+    assert loss({i}) == {i}" for i in range(60)]))
+    b = analyze(record([test, fix], title="[trainer] fix: off by one"))
+    assert b.key_files[0].filename == "pkg/loss.py"
+
+
+def test_every_pr_gets_an_audience_with_default_conventions():
+    conv = load_conventions("someone/else")
+    for rec in (
+        record([py(["+    x = 1"], name="src/parser/lexer.py")], title="fix lexer", repo="someone/else"),
+        record([], title="a PR with no files", repo="someone/else"),
+    ):
+        a = analyze(rec, conventions=conv)
+        assert a.audiences and all(a.audiences)
+    verl = load_conventions("verl-project/verl")
+    v = analyze(
+        record(
+            [py(["+    x = 1"], name="verl/workers/rollout/vllm_rollout/x.py")],
+            title="[vllm] fix: x",
+            repo="verl-project/verl",
+        ),
+        conventions=verl,
+    )
+    assert v.audiences[0] == "rollout"
+
+
+def test_size_uses_pr_totals_when_patches_are_omitted():
+    big = {"filename": "pkg/huge.py", "status": "modified", "additions": 0, "deletions": 0}
+    other = {"filename": "pkg/other.py", "status": "modified", "additions": 0, "deletions": 0}
+    rec = record([big, other], title="[core] feat: rewrite")
+    rec.pr.update({"additions": 4211, "deletions": 3978})
+    a = analyze(rec)
+    assert (
+        not a.signal("size.tiny")
+        and a.signal("size.large")
+        and "8189 changed lines" in a.signal("size.large").label
+    )
+
+
+def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
+    loss = py(
+        [
+            "-        seq_losses = torch.sum(loss_mat * loss_mask, dim=-1) / loss_mask.sum(-1)",
+            "+        seq_losses = torch.sum(loss_mat * loss_mask, dim=-1) / loss_scale_factor",
+        ],
+        name="pkg/core_algos.py",
+    )
+    a = analyze(record([loss], title="[algo] fix: seq-mean scale"))
+    numerics = next(r for r in a.risks if r.kind == "numerics")
+    assert (
+        numerics.evidence[0].file == "pkg/core_algos.py" and "loss_scale_factor" in numerics.evidence[-1].text
+    )
+    logged = py(
+        [
+            '+            "actor/kl_loss": kl_loss.detach().item() * loss_scale_factor,',
+            '+        metrics["actor/pg_loss"] = pg_loss.item() * scale',
+            "+        # loss = loss / n  (kept for reference)",
+        ]
+    )
+    assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))
+
+
+def test_a_workspace_version_bump_is_one_release_not_changed_defaults():
+    crates = [
+        file(f"crates/{c}/Cargo.toml", hunk(1, ['-version = "0.1.5"', '+version = "0.1.6"']))
+        for c in ("ruff", "ruff_linter", "ruff_server")
+    ]
+    a = analyze(record(crates, title="Bump version to 0.1.6", repo="astral-sh/ruff"))
+    assert not a.signal("config.defaults") and "config-default-change" not in kinds(a)
+
+
+def test_a_new_refusal_is_a_compatibility_risk_that_does_not_push_the_verdict():
+    refuse = py(['+    if strategy == "fsdp":', '+        raise NotImplementedError("TiledMLP needs FSDP2")'])
+    a = analyze(record([refuse], title="[fsdp] feat: tiled mlp"))
+    compat = next(r for r in a.risks if r.kind == "compatibility")
+    assert "raise NotImplementedError" in compat.evidence[0].text and a.signal("risk.refusal").weight == 0
+    quoted = py(['+    msg = "raise ValueError when empty"'])
+    assert "compatibility" not in kinds(analyze(record([quoted])))
+
+
+def test_manifests_dependencies_docs_and_releases_are_not_defaults():
+    cargo = file(
+        "Cargo.toml",
+        hunk(
+            1,
+            [
+                '-ruff_cache = { version = "0.0.4", path = "crates/ruff_cache" }',
+                '+ruff_cache = { version = "0.0.5", path = "crates/ruff_cache" }',
+                '-get-size = ["dep:get-size2"]',
+                '+get-size = ["dep:get-size2", "ruff_text_size/get-size"]',
+            ],
+        ),
+        status="modified",
+    )
+    toolchain = file("rust-toolchain.toml", hunk(1, ['-channel = "1.96"', '+channel = "1.96.1"']))
+    schema = file(
+        "ty.schema.json",
+        hunk(1, ['-      "description": "A path.",', '+      "description": "A relative path.",']),
+    )
+    a = analyze(record([cargo, toolchain, schema], title="Update dependencies", repo="astral-sh/ruff"))
+    assert not a.signal("config.defaults") and not {"memory", "performance"} & kinds(a)
+    # a learning rate is a setting, not a release
+    lr = file(
+        "pkg/config/optim.yaml", hunk(1, ["-  lr: 1.0e-6", "+  lr: 2.0e-6", "-  clip: 0.2", "+  clip: 0.28"])
+    )
+    assert len(analyze(record([lr])).signal("config.defaults").evidence) == 2
+
+
+def test_rust_identifiers_that_only_contain_a_theme_word_are_not_themes():
+    rs = file(
+        "crates/ty/src/types.rs",
+        hunk(
+            1,
+            [
+                "+    walk_non_atomic_type(db, ty);",
+                '+    let weakref_name = Name::new_static("__weakref__");',
+            ],
+        ),
+    )
+    assert not {"memory", "concurrency"} & kinds(
+        analyze(record([rs], title="[ty] refactor: walk types", repo="astral-sh/ruff"))
+    )
+
+
+def test_a_script_that_evals_a_variable_runs_it_through_a_shell():
+    sh = file("scripts/run.sh", hunk(3, ['+eval "$USER_CMD"', "+python evaluate.py --eval-steps 10"]))
+    a = analyze(record([sh], title="[scripts] feat: run a command"))
+    assert [e.line for e in a.signal("security.shell").evidence] == [3]
+
+
+def test_a_flag_replaced_by_its_opposite_flips_its_meaning():
+    y = file("pkg/config/ppo.yaml", hunk(3, ["   actor:", "-    disable_gc: false", "+    enable_gc: true"]))
+    a = analyze(record([y], title="[trainer] refactor: gc flag"))
+    flip = next(r for r in a.risks if r.kind == "behaviour-change")
+    assert "enable_gc" in flip.evidence[0].text and "opposite" in flip.why
+    same = file("pkg/config/ppo.yaml", hunk(3, ["   actor:", "-    gc_every: 2", "+    gc_period: 2"]))
+    assert "behaviour-change" not in kinds(analyze(record([same], title="[trainer] refactor: rename")))
+
+
+def test_a_revert_links_the_relanding_in_the_cache():
+    known = {
+        41: ("[trainer] feat: new loss", "merged"),
+        50: ("x", "merged"),
+        63: ("[trainer] feat: new loss", "merged"),
+    }
+    code = py(["-    loss = new_loss(x)", "+    loss = old_loss(x)"])
+    a = analyze(record([code], title='Revert "[trainer] feat: new loss"', number=50), known_prs=known)
+    assert [(r.number, r.relation) for r in a.cross_refs[:2]] == [(41, "revert"), (63, "relanded")]
