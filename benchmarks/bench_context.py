@@ -148,7 +148,7 @@ def measure(name: str, rec: PRRecord) -> dict:
 
 def sample_largest() -> PRRecord | None:
     """The sample PR with the most patch text: through the sample loader, or its JSON lines directly."""
-    path = ROOT / "cache" / "sample" / "example-org-minirl.jsonl"
+    path = ROOT / "workbench" / "sample" / "example-org-minirl.jsonl"
     if not path.exists():
         print(f"sample: {path} absent, skipped")
         return None

@@ -10,8 +10,8 @@ description, and says so in `truncated`.
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
@@ -334,63 +334,40 @@ def analysis_frame(analyses: Iterable[Analysis]):
     return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 
 
-def run_cli(args: Any) -> int:
-    """`workbench analyze OWNER/REPO [--since] [--number ...] [--format table|csv|json]`."""
-    import json
+@dataclass
+class CachedAnalyses:
+    """Analyses of cached PRs, in the order asked for; `note` says why the memo could not be saved."""
 
-    from ..config import WorkbenchError
-    from ..store import Store
+    analyses: list[Analysis]
+    note: str | None = None
+
+
+def analyze_cached(
+    store: Any,
+    repo: str,
+    numbers: Iterable[int],
+    *,
+    cache: Any = None,
+    conventions: str | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+) -> CachedAnalyses:
+    """Analyse cached PRs of `repo`; unchanged PRs come from the memo beside the cache (see memo.py),
+    so analysis itself stays pure. `progress(iterable, total)` may wrap the records (a progress bar)."""
     from .memo import AnalysisMemo
 
-    repo = args.repo
-    if "/" not in repo:
-        raise WorkbenchError(
-            f"{repo!r} is not OWNER/REPO: name the repository as on GitHub, e.g. verl-project/verl"
-        )
-    store = Store(getattr(args, "cache", None), create=False)
-    try:
-        if store.repo_pk(repo) is None:
-            raise WorkbenchError(
-                f"{repo} is not in the cache: run `workbench sync {repo}` (or `workbench sample`) first"
-            )
-        numbers = store.prs(repo, numbers=args.number, since=args.since)["number"].tolist()
-        known = store.known_prs(repo)
-        conv = load_conventions(repo, getattr(args, "conventions", None), cache=getattr(args, "cache", None))
-        it = store.records(repo, numbers)
-        if len(numbers) > 50 and sys.stderr.isatty() or len(numbers) > 200:
-            from tqdm import tqdm
-
-            it = tqdm(it, total=len(numbers), desc=f"analyze {repo}", unit="PR", file=sys.stderr)
-        # Unchanged PRs come from the memo beside the cache (see analysis_memo.py); analysis stays pure.
-        memo = AnalysisMemo.for_repo(repo, conv, getattr(args, "cache", None))
-        df = analysis_frame(memo.analyze(r, known_prs=known) for r in it)
-    finally:
-        store.close()
+    numbers = [int(n) for n in numbers]
+    known = store.known_prs(repo)
+    conv = load_conventions(repo, conventions, cache=cache)
+    records: Iterable[Any] = store.records(repo, numbers)
+    if progress is not None:
+        records = progress(records, len(numbers))
+    memo = AnalysisMemo.for_repo(repo, conv, cache)
+    analyses = [memo.analyze(r, known_prs=known) for r in records]
     try:
         memo.save()
     except OSError as e:  # a read-only cache still answers; the next run analyses again
-        print(f"note: analysis memo not saved ({e})", file=sys.stderr)
-    fmt = getattr(args, "format", "table") or "table"
-    if fmt == "json":
-        print(json.dumps(df.to_dict(orient="records"), ensure_ascii=False, indent=1, default=str))
-        return 0
-    flat = df.copy()
-    for col in ("key_files", "key_symbols", "flags", "deciding", "areas"):
-        flat[col] = flat[col].map(lambda v: "; ".join(v))
-    if fmt == "csv":
-        sys.stdout.write(flat.to_csv(index=False))
-        return 0
-    if flat.empty:
-        print(f"no cached PRs of {repo} match")
-        return 0
-    view = flat[
-        ["number", "verdict", "audience", "effort", "minutes", "key_files", "key_symbols", "flags"]
-    ].copy()
-    view["audience"] = view["audience"].fillna("")
-    for col, width in (("key_files", 60), ("key_symbols", 40), ("flags", 60)):
-        view[col] = view[col].map(lambda s, w=width: s if len(s) <= w else s[: w - 1] + "…")
-    print(view.to_string(index=False))
-    return 0
+        return CachedAnalyses(analyses, f"analysis memo not saved ({e})")
+    return CachedAnalyses(analyses)
 
 
 __all__ = [
@@ -398,7 +375,8 @@ __all__ = [
     "analysis_frame",
     "decide",
     "VERDICT_RULES",
-    "run_cli",
+    "analyze_cached",
+    "CachedAnalyses",
     "load_conventions",
     "Facts",
     "Rule",

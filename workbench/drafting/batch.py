@@ -8,36 +8,16 @@ the version they replace (`base_version`), so an edit made meanwhile in a notebo
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..brief import check_lang, render_brief
 from ..config import WorkbenchError, llm_settings
-from ..store import StaleEditError, Store, iso_utc, open_cache
+from ..store import StaleEditError, Store
+from ..timespan import since_iso
 from .context import DEFAULT_BUDGET, Example, build_context
 from .offline import draft_offline
-
-_SPAN = re.compile(r"^\s*(\d+)\s*(h|d|w|m|mo)\s*$", re.I)
-
-
-def parse_since(value: str | None, *, now: datetime | None = None) -> str | None:
-    """'7d', '2w', '12h', '3m' (months of 30 days) or a date/time -> ISO UTC; None stays None."""
-    if value is None or not str(value).strip():
-        return None
-    m = _SPAN.match(str(value))
-    if m:
-        n, unit = int(m.group(1)), m.group(2).lower()
-        days = {"h": n / 24, "d": n, "w": 7 * n, "m": 30 * n, "mo": 30 * n}[unit]
-        return iso_utc((now or datetime.now(UTC)) - timedelta(days=days))
-    try:
-        return iso_utc(str(value).strip())
-    except ValueError:
-        raise WorkbenchError(
-            f"--since {value!r}: expected a span like 7d, 2w, 12h or a date like 2025-01-31"
-        ) from None
 
 
 def _conventions(repo: str, store: Store):
@@ -115,7 +95,7 @@ def draft_many(
     from tqdm.auto import tqdm
 
     out = out or sys.stdout
-    since = parse_since(since) if since else None
+    since = since_iso(since)
     nums = _selection(store, repo, numbers, since)
     conv = _conventions(repo, store)
     lang = check_lang(lang or getattr(conv, "lang", None) or "zh")
@@ -188,54 +168,3 @@ def draft_many(
             row["action"] = "kept: edited meanwhile"
             row["error"] = str(e)
     return results
-
-
-def _summary(results: list[dict[str, Any]]) -> str:
-    counts: dict[str, int] = {}
-    for r in results:
-        key = (r["action"] or "").split(" (")[0] if r["action"].startswith("drafted") else r["action"]
-        counts[key] = counts.get(key, 0) + 1
-    return "; ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "no PRs selected"
-
-
-def run_draft_cli(args) -> int:
-    store = open_cache(args.cache)
-    settings = llm_settings(getattr(args, "model", None)) if args.llm else None
-    results = draft_many(
-        store,
-        args.repo,
-        args.number,
-        since=args.since,
-        llm=args.llm,
-        lang=args.lang,
-        budget=args.budget,
-        force=args.force,
-        settings=settings,
-        show_context=args.show_context,
-        progress=not args.show_context,
-    )
-    if args.show_context:
-        return 0
-    for r in results:
-        if r["error"]:
-            print(f"#{r['number']}: {r['error']}", file=sys.stderr)
-    print(f"{args.repo}: {_summary(results)}")
-    return 0
-
-
-def run_digest_cli(args) -> int:
-    from ..export import export_digest
-
-    store = open_cache(args.cache)
-    since = parse_since(args.since)
-    path = export_digest(
-        store,
-        args.repo,
-        numbers=args.number,
-        lang=args.lang,
-        output=args.output,
-        since=since,
-        state=args.state,
-    )
-    print(f"digest: {path}")
-    return 0

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from github import Auth, Github
 
@@ -27,6 +27,7 @@ from .. import config
 from ..config import WorkbenchError
 from ..records import PRRecord
 from ..store import Store, iso_utc, utcnow
+from ..timespan import since_iso
 from . import github_graphql as gq
 from .github_files import fill_patches, split_diff
 from .github_http import (
@@ -86,49 +87,6 @@ def sync(repo: str, *, cache=None, **kw) -> SyncResult:
         store.close()
 
 
-def run_sync_cli(store: Store, args) -> int:
-    """`workbench sync OWNER/REPO ...`: 0 done, 1 some PRs failed, 3 stopped at the rate limit."""
-    import sys
-
-    res = sync_repo(
-        store,
-        args.repo,
-        state=args.state,
-        since=parse_since(args.since),
-        limit=args.limit,
-        numbers=args.number,
-        wait=not args.no_wait,
-        api_url=args.api_url,
-    )
-    print(res.summary())
-    for e in res.errors[:20]:
-        print(f"  error: {e}", file=sys.stderr)
-    if res.reset_at is not None:
-        print(
-            f"workbench sync: stopped: the GitHub rate limit is spent; it resets at {format_reset(res.reset_at)}. "
-            "What was written is kept; rerun then to resume.",
-            file=sys.stderr,
-        )
-        return 3
-    return 1 if res.errors else 0
-
-
-def parse_since(value: str | None) -> str | None:
-    """'2025-06-01', an ISO time, or a span back from now: '7d', '2w', '12h'."""
-    if not value:
-        return None
-    m = re.fullmatch(r"\s*(\d+)\s*([hdw])\s*", value)
-    if m:
-        hours = int(m.group(1)) * {"h": 1, "d": 24, "w": 24 * 7}[m.group(2)]
-        return iso_utc(datetime.now(UTC) - timedelta(hours=hours))
-    try:
-        return iso_utc(value)
-    except ValueError:
-        raise WorkbenchError(
-            f"--since {value!r} is neither a date (2025-06-01) nor a span (7d, 2w, 12h)"
-        ) from None
-
-
 def make_client(api_url: str | None = None, token: str | None = None, timeout: int = 30) -> Github:
     """A real PyGithub client with its own retries off (Transport retries properly) and no artificial
     pause between requests (0.25 s by default; GraphQL POSTs would wait 1 s as 'writes')."""
@@ -167,6 +125,7 @@ def sync_repo(
     anything is written."""
     if state not in ("open", "closed", "all"):
         raise WorkbenchError(f"state must be open, closed or all, not {state!r}")
+    since = since_iso(since)  # a date or a span like 7d, as every command takes it
     if tqdm_cls is None:
         from tqdm import tqdm as tqdm_cls
     gh = client or make_client(api_url, token, timeout)
@@ -550,4 +509,4 @@ class _Pass:
         return files, truncated
 
 
-__all__ = ["sync", "sync_repo", "run_sync_cli", "SyncResult", "parse_since", "make_client", "split_diff"]
+__all__ = ["sync", "sync_repo", "SyncResult", "make_client", "split_diff"]
