@@ -68,8 +68,7 @@ def select_prs(
             f"{repo} is not in the cache: run `workbench sync {repo}` (or `workbench sample`) first"
         )
     asked = [int(n) for n in numbers] if numbers else None
-    df = store.prs(repo, numbers=asked, since=start, state=state)
-    found = [int(x) for x in df["number"]]
+    found = store.pr_numbers(repo, numbers=asked, since=start, state=state)
     if asked:
         missing = sorted(set(asked) - set(found))
         if (

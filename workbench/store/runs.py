@@ -7,9 +7,10 @@ import json
 import os
 import socket
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # only annotations here; pandas loads with the first DataFrame read
+    import pandas as pd
 
 from .base import StoreBase
 from .values import dumps, utcnow
