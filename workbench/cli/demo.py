@@ -41,7 +41,7 @@ def register(sub) -> None:
 
 
 def _add_server_options(p) -> None:
-    p.add_argument("--port", type=int, default=8888, help="port on 127.0.0.1 (default 8888)")
+    p.add_argument("--port", type=int, help="port on 127.0.0.1 (default: 8888 when free, else any free port)")
     p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
 
 
@@ -77,7 +77,7 @@ def _root_flag() -> list[str]:
 def run_demo(args) -> int:
     from ..config import WorkbenchError
     from ..demo import run_demo as demo
-    from .serve import new_token, serve
+    from .serve import new_token, pick_port, serve
 
     result = demo(cache_arg(args), args.output)
     print(f"sample loaded into {result.cache}: {', '.join(result.repos)}")
@@ -92,12 +92,13 @@ def run_demo(args) -> int:
         )
     notebook = _notebook()
     token = new_token()
-    base = f"http://127.0.0.1:{args.port}"
+    port = pick_port(args.port)
+    base = f"http://127.0.0.1:{port}"
     cmd = [
         jupyter,
         "lab",
         "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={args.port}",
+        f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",  # another port would make the printed URL wrong
         f"--ServerApp.root_dir={notebook.parent}",
         f"--IdentityProvider.token={token}",
@@ -119,7 +120,7 @@ def run_demo(args) -> int:
 
 def run_app(args) -> int:
     from ..config import WorkbenchError
-    from .serve import new_token, serve
+    from .serve import new_token, pick_port, serve
 
     voila = shutil.which("voila")
     if not voila:
@@ -128,12 +129,14 @@ def run_app(args) -> int:
         )
     notebook = _notebook()
     token = new_token()
-    base = f"http://127.0.0.1:{args.port}"
+    port = pick_port(args.port)
+    base = f"http://127.0.0.1:{port}"
     cmd = [
         voila,
         str(notebook),
         "--Voila.ip=127.0.0.1",
-        f"--port={args.port}",
+        f"--port={port}",
+        "--Voila.port_retries=0",
         f"--token={token}",
         *(["--no-browser"] if args.no_browser else []),
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +26,21 @@ STOP_TIMEOUT = 15.0
 
 def new_token() -> str:
     return secrets.token_hex(16)
+
+
+def pick_port(requested: int | None, preferred: int = 8888) -> int:
+    """The port asked for, else `preferred` when it is free, else one the OS picks. The server is told
+    this one port with no retries, so the printed URL is where it really listens."""
+    if requested:
+        return requested
+    for port in (preferred, 0):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise WorkbenchError("no free port on 127.0.0.1: pass --port")
 
 
 def _answers(url: str) -> bool:
