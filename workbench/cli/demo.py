@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from .common import add_cache, cache_arg
@@ -45,6 +46,12 @@ def _add_server_options(p) -> None:
     p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
 
 
+def _tool(name: str) -> str | None:
+    """A script of this environment (beside its python, so an unactivated venv finds its own), else PATH's."""
+    sibling = Path(sys.executable).with_name(name)
+    return str(sibling) if sibling.is_file() and os.access(sibling, os.X_OK) else shutil.which(name)
+
+
 def _notebook() -> Path:
     from ..config import WorkbenchError, notebooks_dir
 
@@ -79,13 +86,13 @@ def run_demo(args) -> int:
     from ..demo import run_demo as demo
     from .serve import new_token, pick_port, serve
 
-    result = demo(cache_arg(args), args.output)
+    result = demo(cache_arg(args), args.output, progress=sys.stderr.isatty())
     print(f"sample loaded into {result.cache}: {', '.join(result.repos)}")
     print(f"digest: {result.digest}")
     print(f"trends report: {result.report}")
     if args.headless:
         return 0
-    jupyter = shutil.which("jupyter")
+    jupyter = _tool("jupyter")
     if not jupyter:
         raise WorkbenchError(
             "jupyter is not on PATH: install pr-workbench into this environment (pip install .)"
@@ -122,7 +129,7 @@ def run_app(args) -> int:
     from ..config import WorkbenchError
     from .serve import new_token, pick_port, serve
 
-    voila = shutil.which("voila")
+    voila = _tool("voila")
     if not voila:
         raise WorkbenchError(
             "voila is not installed: pip install 'pr-workbench[app]' (from a checkout: pip install -e '.[app]')"
