@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 from datetime import UTC, datetime
 
@@ -137,9 +136,8 @@ def test_llm_draft_replaces_offline_draft_and_keeps_it_on_failure(store):
 
 
 def test_show_context_prints_messages_and_calls_no_model(store):
-    buf = io.StringIO()
-    res = draft_many(store, REPO, numbers=[1], show_context=True, budget=3000, out=buf, progress=False)
-    text = buf.getvalue()
+    res = draft_many(store, REPO, numbers=[1], show_context=True, budget=3000, progress=False)
+    text = res[0]["context"]
     assert "===== system =====" in text and "===== user =====" in text
     assert re.search(r"===== \d+ tokens \(o200k", text) and res[0]["tokens"] <= 3000
     assert store.latest_brief(REPO, 1) is None
@@ -211,9 +209,7 @@ def test_final_briefs_become_few_shot_examples_nearest_by_area(store):
         )
     examples = final_examples(store, REPO)
     assert sorted(e.number for e in examples) == [2, 3]
-    buf = io.StringIO()
-    draft_many(store, REPO, numbers=[1], show_context=True, out=buf, progress=False)
-    user = buf.getvalue()
+    user = draft_many(store, REPO, numbers=[1], show_context=True, progress=False)[0]["context"]
     assert "The team's final briefs" in user and "团队定稿 3" in user
     # PR #1 touches pkg/ (area from the heuristics); whichever is nearer comes first, both fit
     assert "团队定稿 2" in user

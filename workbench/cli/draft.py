@@ -103,6 +103,9 @@ def run_draft(args) -> int:
     finally:
         store.close()
     if args.show_context:
+        for r in results:
+            print(f"########## {args.repo}#{r['number']}")
+            print(r["context"])
         return 0
     for r in results:
         if r["error"]:

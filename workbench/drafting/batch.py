@@ -89,12 +89,11 @@ def draft_many(
     settings=None,
     show_context: bool = False,
     drafter=None,
-    out=None,
 ) -> list[dict[str, Any]]:
-    """Draft briefs for a selection of cached PRs; one result dict per PR (number, action, version, error)."""
+    """Draft briefs for a selection of cached PRs; one result dict per PR (number, action, version, error;
+    with show_context: the rendered messages as "context", and their tokens, instead of a draft)."""
     from tqdm.auto import tqdm
 
-    out = out or sys.stdout
     since = since_iso(since)
     nums = _selection(store, repo, numbers, since)
     conv = _conventions(repo, store)
@@ -117,9 +116,10 @@ def draft_many(
         analysis = _analyze(rec, conv, known)
         if show_context:
             ctx = build_context(rec, analysis, lang=lang, budget=budget, examples=examples)
-            print(f"########## {repo}#{n}", file=out)
-            print(ctx.render(), file=out)
-            results.append({"number": n, "action": "shown", "tokens": ctx.tokens, "left_out": ctx.left_out})
+            results.append(
+                {"number": n, "action": "shown", "tokens": ctx.tokens, "left_out": ctx.left_out,
+                 "context": ctx.render(), "error": None}
+            )  # fmt: skip
             continue
         latest = store.latest_brief(repo, n)
         row: dict[str, Any] = {
