@@ -86,3 +86,53 @@ def test_demo_serves_the_review_notebook_and_stops_on_sigterm(tmp_path):
             except OSError:
                 pass
         log.close()
+
+
+@pytest.mark.browser
+def test_the_printed_url_opens_the_review_notebook_not_the_launcher(tmp_path):
+    from browser_helpers import CHROMIUM_ARGS, chromium_path, require_browser
+
+    sync_api = require_browser()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp_path / "runtime")
+    env["JUPYTER_CONFIG_DIR"] = str(tmp_path / "jupyter")  # a fresh user: no saved workspace to restore
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp_path / "workspaces")
+    log = (tmp_path / "demo.log").open("w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "--cache", str(tmp_path / "cache"), "demo",
+         f"--port={free_port()}", "--no-browser"],
+        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        url = None
+        deadline = time.time() + 240
+        while time.time() < deadline and proc.poll() is None and url is None:
+            m = re.search(r"JupyterLab is serving at\s+(\S+)", Path(log.name).read_text())
+            url = m and m.group(1)
+            time.sleep(0.5)
+        assert url, Path(log.name).read_text()[-3000:]
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            try:
+                page.goto(url, timeout=120_000)
+                tab = page.locator(
+                    ".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel", has_text="review.ipynb"
+                )
+                tab.first.wait_for(timeout=120_000)  # the notebook is the active document
+                page.locator(".jp-NotebookPanel .jp-MarkdownCell", has_text="Review PRs").first.wait_for(
+                    timeout=60_000
+                )
+                assert page.locator(".jp-Launcher:visible").count() == 0, "the Launcher is showing"
+            except Exception:
+                page.screenshot(path=str(tmp_path / "demo-failure.png"))
+                raise
+            finally:
+                browser.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
