@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.analysis.conventions import load_conventions  # noqa: E402
 from workbench.analysis.pipeline import analyze  # noqa: E402
+from workbench.cli.evaluate import run_evaluation  # noqa: E402
 from workbench.evaluation import format_evaluation, parse_labels_csv  # noqa: E402
-from workbench.evaluation_cli import run_evaluation  # noqa: E402
 from workbench.store import Store  # noqa: E402
 
 LABELS = ROOT.parent / "shared" / "labels" / "verl-expert-labels.csv"

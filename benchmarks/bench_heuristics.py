@@ -375,7 +375,7 @@ def _vs_cache_read() -> dict:
 
 def _from_sample() -> dict:
     """Every PR of the bundled sample (`workbench sample`): example-org/minirl with patches, and the verl
-    facts records built from cache/sample/verl_pr_facts.csv (stats only)."""
+    facts records built from workbench/sample/verl_pr_facts.csv (stats only)."""
     from workbench.sources.sample import facts_records, sample_records
 
     minirl = sample_records()

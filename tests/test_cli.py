@@ -1,4 +1,5 @@
-"""The `workbench` command: --help on every subcommand, and one-line errors instead of tracebacks."""
+"""The `workbench` command layer: --help on every subcommand, one-line errors instead of tracebacks,
+and one place that reads argparse namespaces."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import sys
 
 import pytest
 
-from workbench.cli import COMMANDS, build_parser
+from workbench.cli import build_parser, command_names
+
+COMMANDS = command_names()
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -31,12 +34,54 @@ def test_every_subcommand_has_help(command):
     assert "--cache" in r.stdout
 
 
-def test_every_command_resolves_to_a_library_function():
-    import importlib
+def test_every_command_runs_a_function_of_the_command_layer():
+    parser = build_parser()
+    for name in COMMANDS:
+        args = parser.parse_args([name, "o/r"] if name not in ("sample", "demo", "app") else [name])
+        assert args.run.__module__.startswith("workbench.cli."), name
 
-    for name, target in COMMANDS.items():
-        module_name, func_name = target.split(":")
-        assert callable(getattr(importlib.import_module(module_name), func_name)), name
+
+def test_only_the_command_layer_reads_argparse_namespaces():
+    """Library code takes plain arguments: no `run_cli(args)` glue outside workbench/cli/."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "workbench"
+    offenders = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if "cli" not in p.relative_to(root).parts
+        and re.search(
+            r"def run_\w*\(\s*(store[^,]*,\s*)?args\b|^import argparse|^from argparse",
+            p.read_text(encoding="utf-8"),
+            re.M,
+        )
+    ]
+    assert offenders == []
+
+
+def test_help_imports_nothing_heavy():
+    """`workbench --help` must not pay for pandas, plotly, PyGithub, openai or ipywidgets."""
+    code = (
+        "import sys, contextlib, io\n"
+        "from workbench.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(['--help'])\n"
+        "    except SystemExit: pass\n"
+        "heavy = {'pandas', 'plotly', 'github', 'openai', 'ipywidgets', 'numpy', 'tqdm'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_a_bad_since_is_one_line_naming_the_accepted_forms(tmp_path):
+    for command in ("analyze", "draft", "digest", "report", "sync"):
+        r = run("--cache", str(tmp_path), command, "o/r", "--since", "7 fortnights")
+        assert r.returncode == 2, (command, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "7d, 2w, 3m, 1y" in r.stderr and "today" in r.stderr
 
 
 def test_cache_option_is_accepted_before_and_after_the_subcommand(tmp_path):

@@ -33,7 +33,7 @@ def load(store: Store) -> None:
 @pytest.fixture(scope="module")
 def sample_store(tmp_path_factory):
     if not JSONL.exists():
-        pytest.skip("cache/sample/example-org-minirl.jsonl not built")
+        pytest.skip("workbench/sample/example-org-minirl.jsonl not built")
     store = Store(tmp_path_factory.mktemp("sample") / "cache")
     load(store)
     yield store

@@ -17,7 +17,7 @@ from workbench.records import PRRecord
 from workbench.sources.sample import sample_records
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-SAMPLE = Path(__file__).resolve().parents[1] / "cache" / "sample" / "example-org-minirl.jsonl"
+SAMPLE = Path(__file__).resolve().parents[1] / "workbench" / "sample" / "example-org-minirl.jsonl"
 
 
 def corpus_record(d: dict) -> PRRecord:

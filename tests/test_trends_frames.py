@@ -158,7 +158,7 @@ def test_since_and_filters_narrow_the_selection(store, data):
 
 
 def test_bad_since_is_a_workbench_error(store):
-    with pytest.raises(WorkbenchError, match="neither a date"):
+    with pytest.raises(WorkbenchError, match="not understood"):
         load_trend_data(store, REPO, since="last tuesday", verdicts=False)
 
 

@@ -8,7 +8,8 @@ import pytest
 from ui_helpers import REPO, make_cache
 
 from workbench.config import WorkbenchError
-from workbench.ui.queue import Queue, QueueFilters, filter_numbers, parse_since
+from workbench.timespan import since_iso as parse_since
+from workbench.ui.queue import Queue, QueueFilters, filter_numbers
 
 NOW = datetime(2026, 1, 20, tzinfo=UTC)
 

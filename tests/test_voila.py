@@ -1,11 +1,14 @@
-"""The review notebook served as an app by Voila on 127.0.0.1 with a token (README one-liner), driven
-in headless Chromium: the page needs the token, the app renders, and Next moves through the queue."""
+"""The review notebook served as an app by `workbench app` (Voila on 127.0.0.1 with a generated token),
+driven in headless Chromium: the page needs the token, the app renders, and Next moves through the queue."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -19,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(shutil.which("voila") is None, reason="needs voila (pip install -e '.[test]')"),
+    pytest.mark.skipif(shutil.which("voila") is None, reason="needs voila (pip install -e '.[app]')"),
 ]
 sync_api = require_browser()
 
@@ -31,29 +34,29 @@ def voila(tmp_path):
 
     cache = tmp_path / "cache"
     load_sample(Store(cache), include_verl=False)
-    port, token = free_port(), "voila-test-token"
-    log = (tmp_path / "voila.log").open("w")
-    env = dict(os.environ, WORKBENCH_CACHE=str(cache), WORKBENCH_EXPORTS=str(tmp_path / "exports"))
+    port = free_port()
+    log_path = tmp_path / "voila.log"
+    log = log_path.open("w")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env["WORKBENCH_EXPORTS"] = str(tmp_path / "exports")
     proc = subprocess.Popen(
-        [shutil.which("voila"), str(ROOT / "notebooks" / "review.ipynb"), "--Voila.ip=127.0.0.1",
-         f"--port={port}", f"--token={token}", "--no-browser"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "workbench.cli", "--cache", str(cache), "app", f"--port={port}", "--no-browser"],
+        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/?token={token}", timeout=2)  # noqa: S310 (loopback)
-            break
-        except (urllib.error.URLError, ConnectionError, OSError):
-            time.sleep(0.5)
-    else:
+    deadline = time.time() + 120
+    url = None
+    while time.time() < deadline and proc.poll() is None and url is None:
+        m = re.search(r"Voila is serving at\s+(\S+)", log_path.read_text(errors="replace"))
+        url = m and m.group(1)
+        time.sleep(0.5)
+    if url is None:
         proc.kill()
-        pytest.fail("voila did not start: " + (tmp_path / "voila.log").read_text()[-2000:])
-    yield base, token
-    proc.terminate()
+        pytest.fail("workbench app did not start: " + log_path.read_text()[-2000:])
+    token = re.search(r"token=(\w+)", url).group(1)
+    yield f"http://127.0.0.1:{port}", token
+    proc.send_signal(signal.SIGTERM)  # the command stops the Voila it started
     try:
-        proc.wait(timeout=15)
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()

@@ -7,13 +7,16 @@ Secrets (GitHub and LLM tokens) are read here and handed to clients; they are ne
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# The checkout's root when installed in editable mode; the bundled sample lives under it.
+# The source checkout, when the package is run from one (an editable install or PYTHONPATH); a wheel
+# installed into site-packages has none, and then nothing may be written beside the package.
 PROJECT_DIR = PACKAGE_DIR.parent
 DB_FILENAME = "workbench.db"
+DIST_NAME = "pr-workbench"
 
 
 class WorkbenchError(Exception):
@@ -23,10 +26,30 @@ class WorkbenchError(Exception):
     """
 
 
+def checkout_dir() -> Path | None:
+    """The checkout the package runs from, or None for an installed wheel."""
+    pyproject = PROJECT_DIR / "pyproject.toml"
+    try:
+        if pyproject.is_file() and f'name = "{DIST_NAME}"' in pyproject.read_text(encoding="utf-8"):
+            return PROJECT_DIR
+    except OSError:
+        pass
+    return None
+
+
 def cache_dir(path: str | os.PathLike | None = None) -> Path:
-    """The cache directory: an explicit path, else $WORKBENCH_CACHE, else `cache/` in the checkout."""
+    """The cache directory: an explicit path, else $WORKBENCH_CACHE, else `cache/` in the checkout when
+    run from one, else the user's cache directory (~/.cache/pr-workbench on Linux)."""
     if path is None:
-        path = os.environ.get("WORKBENCH_CACHE") or (PROJECT_DIR / "cache")
+        path = os.environ.get("WORKBENCH_CACHE")
+    if not path:
+        checkout = checkout_dir()
+        if checkout is not None:
+            path = checkout / "cache"
+        else:
+            from platformdirs import user_cache_dir
+
+            path = user_cache_dir(DIST_NAME, appauthor=False)
     return Path(path).expanduser()
 
 
@@ -39,11 +62,23 @@ def db_path(path: str | os.PathLike | None = None) -> Path:
 
 
 def exports_dir(path: str | os.PathLike | None = None) -> Path:
-    return Path(path or os.environ.get("WORKBENCH_EXPORTS") or (PROJECT_DIR / "exports")).expanduser()
+    """Where exports go: an explicit path, else $WORKBENCH_EXPORTS, else ./exports of the working
+    directory (where the user runs the command, not where the package is installed)."""
+    return Path(path or os.environ.get("WORKBENCH_EXPORTS") or (Path.cwd() / "exports")).expanduser()
 
 
 def sample_dir() -> Path:
-    return PROJECT_DIR / "cache" / "sample"
+    """The bundled sample: package data, so an installed wheel has it too."""
+    return PACKAGE_DIR / "sample"
+
+
+def notebooks_dir() -> Path:
+    """The review and trends notebooks: the checkout's notebooks/, else the copy `pip install` put under
+    <prefix>/share/pr-workbench/notebooks (pyproject's data-files)."""
+    checkout = checkout_dir()
+    if checkout is not None and (checkout / "notebooks").is_dir():
+        return checkout / "notebooks"
+    return Path(sys.prefix) / "share" / DIST_NAME / "notebooks"
 
 
 def github_token() -> str | None:

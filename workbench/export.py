@@ -8,11 +8,13 @@ wherever the Markdown is published.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .brief import DigestEntry, check_lang, parse_brief, render_digest
+from .brief import DigestEntry, check_lang, parse_brief, render_digest, render_section
 from .config import WorkbenchError, exports_dir
 from .store import Store
+from .timespan import since_iso
 
 
 def default_lang(repo: str) -> str:
@@ -54,6 +56,48 @@ def digest_entries(store: Store, repo: str, numbers: Iterable[int], lang: str) -
     return entries
 
 
+@dataclass(frozen=True)
+class DigestResult:
+    path: Path
+    numbers: list[int]  # the PRs in the digest, in its order
+    lang: str  # the digest's language: its title line and the sections without a brief
+    # PRs whose brief is written in another language: number -> that language. Their sections keep
+    # the brief's language throughout (link line included), so no section mixes two languages.
+    other_lang: dict[int, str] = field(default_factory=dict)
+
+
+def write_digest(
+    store: Store,
+    repo: str,
+    numbers: Iterable[int] | None = None,
+    *,
+    lang: str | None = None,
+    output: str | Path | None = None,
+    out_dir: str | Path | None = None,
+    since: str | None = None,
+    state: str | None = None,
+) -> DigestResult:
+    """Write the digest: `# owner/repo`, then one section per PR (the given order, else newest first).
+    `since` (any form workbench.timespan takes) and `state` narrow the PRs; none of them: all cached PRs."""
+    lang = check_lang(lang or default_lang(repo))
+    start = since_iso(since)
+    if numbers is None:
+        nums = [int(x) for x in store.prs(repo, state=state, since=start)["number"]]
+    else:
+        nums = [int(x) for x in numbers]
+        if start or (state and state != "all"):
+            keep = set(int(x) for x in store.prs(repo, state=state, since=start, numbers=nums)["number"])
+            nums = [n for n in nums if n in keep]
+    entries = digest_entries(store, repo, nums, lang)
+    other = {e.number: e.brief.lang for e in entries if e.brief is not None and e.brief.lang != lang}
+    sections = [render_section(e, e.brief.lang if e.brief is not None else lang) for e in entries]
+    text = "\n".join([render_digest(repo, [], lang), *sections])  # the title line, then the sections
+    path = Path(output) if output else exports_dir(out_dir) / f"{_slug(repo)}-digest.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return DigestResult(path=path, numbers=nums, lang=lang, other_lang=other)
+
+
 def export_digest(
     store: Store,
     repo: str,
@@ -65,21 +109,10 @@ def export_digest(
     since: str | None = None,
     state: str | None = None,
 ) -> Path:
-    """Write the digest: `# owner/repo`, then one section per PR (the given order, else newest first)."""
-    lang = check_lang(lang or default_lang(repo))
-    if numbers is None:
-        df = store.prs(repo, state=state, since=since)
-        nums = [int(x) for x in df["number"]]
-    else:
-        nums = [int(x) for x in numbers]
-        if since or (state and state != "all"):
-            keep = set(int(x) for x in store.prs(repo, state=state, since=since, numbers=nums)["number"])
-            nums = [n for n in nums if n in keep]
-    text = render_digest(repo, digest_entries(store, repo, nums, lang), lang)
-    path = Path(output) if output else exports_dir(out_dir) / f"{_slug(repo)}-digest.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    """write_digest, for callers that want only the file's path."""
+    return write_digest(
+        store, repo, numbers, lang=lang, output=output, out_dir=out_dir, since=since, state=state
+    ).path
 
 
 def export_pr(

@@ -152,20 +152,3 @@ def write_report(
     if png_dir:
         write_png(figures, png_dir)
     return out
-
-
-def run_cli(args: Any) -> int:
-    """`workbench report OWNER/REPO [--since DATE] [-o FILE] [--png DIR]`."""
-    from .store import open_cache
-
-    store = open_cache(getattr(args, "cache", None))
-    try:
-        out = write_report(store, args.repo, getattr(args, "output", None), since=getattr(args, "since", None),
-                           png_dir=getattr(args, "png", None))  # fmt: skip
-    finally:
-        store.close()
-    size = out.stat().st_size
-    print(f"wrote {out} ({size / 1e6:.1f} MB, opens offline)")
-    if getattr(args, "png", None):
-        print(f"wrote PNG images to {args.png}")
-    return 0

@@ -18,6 +18,7 @@ description, and says so in `truncated`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -480,7 +481,7 @@ FRAME_COLUMNS = [
 
 def analysis_frame(analyses):
     """One row per PR; list columns stay lists (charts and filters use them directly). `audience` is
-    the display text of the first audience (the brief's wording); `report_row` has the whole list."""
+    the display text of the first audience (the brief's wording); `audiences` holds the whole list."""
     import pandas as pd
 
     rows = []
@@ -509,132 +510,49 @@ def analysis_frame(analyses):
     return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 
 
-REPORT_FIELDS = ["repo", "number", "verdict", "audience", "key_files", "key_symbols", "risks", "reverts",
-                 "related_prs", "open_items", "effort", "minutes", "deciding"]  # fmt: skip
+@dataclass
+class CachedAnalyses:
+    """Analyses of cached PRs, in the order asked for; `note` says why the memo could not be saved."""
+
+    analyses: list[Analysis]
+    note: str | None = None
 
 
-def report_row(a: Analysis) -> dict[str, Any]:
-    """The fields `workbench analyze --format json` gives per PR (issue #10 item 2): plain JSON values
-    only (None, never NaN), lists where a reader expects several."""
-    return {
-        "repo": a.repo,
-        "number": a.number,
-        "verdict": a.verdict,
-        "audience": list(a.audiences) or ["everyone"],
-        "key_files": [k.filename for k in a.key_files],
-        "key_symbols": list(a.key_symbols),
-        "risks": [
-            {
-                "kind": r.kind,
-                "why": r.why,
-                "evidence": [{"file": e.file, "line": e.line, "text": e.text} for e in r.evidence],
-            }
-            for r in a.risks
-        ],
-        "reverts": a.reverts,
-        "related_prs": [r.name for r in a.cross_refs if r.number != a.reverts or r.repo],
-        "open_items": list(a.open_items),
-        "effort": a.effort,
-        "minutes": a.minutes,
-        "deciding": list(a.deciding),
-    }
-
-
-def flat_row(a: Analysis) -> dict[str, Any]:
-    """report_row flattened for CSV and the table: lists joined with "; ", risks as kind@file:line."""
-    r = report_row(a)
-    risks = []
-    for risk in r["risks"]:
-        e = risk["evidence"][0] if risk["evidence"] else None
-        where = f"@{e['file']}:{e['line']}" if e and e["file"] else ""
-        risks.append(risk["kind"] + where.replace(":None", ""))
-    out = dict(r)
-    for key in ("audience", "key_files", "key_symbols", "related_prs", "open_items", "deciding"):
-        out[key] = "; ".join(str(x) for x in r[key])
-    out["risks"] = "; ".join(risks)
-    out["reverts"] = "" if r["reverts"] is None else r["reverts"]
-    return out
-
-
-def run_cli(args: Any) -> int:
-    """`workbench analyze OWNER/REPO [--since] [--number ...] [--format table|csv|json]`."""
-    import csv
-    import json
-    import sys
-
-    from ..config import WorkbenchError
-    from ..store import Store
+def analyze_cached(
+    store: Any,
+    repo: str,
+    numbers: Iterable[int],
+    *,
+    cache: Any = None,
+    conventions: str | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+) -> CachedAnalyses:
+    """Analyse cached PRs of `repo`; unchanged PRs come from the memo beside the cache (see memo.py),
+    so analysis itself stays pure. `progress(iterable, total)` may wrap the records (a progress bar)."""
     from .memo import AnalysisMemo
 
-    repo = args.repo
-    if "/" not in repo:
-        raise WorkbenchError(
-            f"{repo!r} is not OWNER/REPO: name the repository as on GitHub, e.g. verl-project/verl"
-        )
-    store = Store(getattr(args, "cache", None), create=False)
-    try:
-        if store.repo_pk(repo) is None:
-            raise WorkbenchError(
-                f"{repo} is not in the cache: run `workbench sync {repo}` (or `workbench sample`) first"
-            )
-        numbers = store.prs(repo, numbers=args.number, since=args.since)["number"].tolist()
-        known = store.known_prs(repo)
-        conv = load_conventions(repo, getattr(args, "conventions", None), cache=getattr(args, "cache", None))
-        it = store.records(repo, numbers)
-        if len(numbers) > 50 and sys.stderr.isatty() or len(numbers) > 200:
-            from tqdm import tqdm
-
-            it = tqdm(it, total=len(numbers), desc=f"analyze {repo}", unit="PR", file=sys.stderr)
-        # Unchanged PRs come from the memo beside the cache (see memo.py); analysis stays pure.
-        memo = AnalysisMemo.for_repo(repo, conv, getattr(args, "cache", None))
-        analyses = [memo.analyze(r, known_prs=known) for r in it]
-    finally:
-        store.close()
+    numbers = [int(n) for n in numbers]
+    known = store.known_prs(repo)
+    conv = load_conventions(repo, conventions, cache=cache)
+    records: Iterable[Any] = store.records(repo, numbers)
+    if progress is not None:
+        records = progress(records, len(numbers))
+    memo = AnalysisMemo.for_repo(repo, conv, cache)
+    analyses = [memo.analyze(r, known_prs=known) for r in records]
     try:
         memo.save()
     except OSError as e:  # a read-only cache still answers; the next run analyses again
-        print(f"note: analysis memo not saved ({e})", file=sys.stderr)
-    fmt = getattr(args, "format", "table") or "table"
-    if fmt == "json":
-        rows = [report_row(a) for a in analyses]
-        print(json.dumps(rows, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
-        return 0
-    flat = [flat_row(a) for a in analyses]
-    if fmt == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=REPORT_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(flat)
-        return 0
-    if not flat:
-        print(f"no cached PRs of {repo} match")
-        return 0
-    print(_table(flat))
-    return 0
-
-
-_TABLE = (("number", 6), ("verdict", 7), ("audience", 24), ("effort", 6), ("minutes", 7),
-          ("key_files", 50), ("risks", 40), ("reverts", 7), ("deciding", 50))  # fmt: skip
-
-
-def _table(rows: list[dict[str, Any]]) -> str:
-    def cell(v: Any, w: int) -> str:
-        s = str(v)
-        return (s if len(s) <= w else s[: w - 1] + "…").ljust(w)
-
-    lines = ["  ".join(cell(name, w) for name, w in _TABLE).rstrip()]
-    for r in rows:
-        lines.append("  ".join(cell(r[name], w) for name, w in _TABLE).rstrip())
-    return "\n".join(lines)
+        return CachedAnalyses(analyses, f"analysis memo not saved ({e})")
+    return CachedAnalyses(analyses)
 
 
 __all__ = [
     "analyze",
     "analysis_frame",
-    "report_row",
-    "flat_row",
     "decide",
     "VERDICT_RULES",
-    "run_cli",
+    "analyze_cached",
+    "CachedAnalyses",
     "load_conventions",
     "Facts",
     "Rule",

@@ -15,39 +15,19 @@ exits 1 when any PR fell back, so a script notices a run where the model never a
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..brief import check_lang, render_brief
 from ..config import WorkbenchError, llm_settings
-from ..store import StaleEditError, Store, iso_utc, open_cache
+from ..store import StaleEditError, Store
+from ..timespan import since_iso
 from .context import DEFAULT_BUDGET, Example, build_context
 from .offline import draft_offline
-
-_SPAN = re.compile(r"^\s*(\d+)\s*(h|d|w|m|mo)\s*$", re.I)
-
-
-def parse_since(value: str | None, *, now: datetime | None = None) -> str | None:
-    """'7d', '2w', '12h', '3m' (months of 30 days) or a date/time -> ISO UTC; None stays None."""
-    if value is None or not str(value).strip():
-        return None
-    m = _SPAN.match(str(value))
-    if m:
-        n, unit = int(m.group(1)), m.group(2).lower()
-        days = {"h": n / 24, "d": n, "w": 7 * n, "m": 30 * n, "mo": 30 * n}[unit]
-        return iso_utc((now or datetime.now(UTC)) - timedelta(days=days))
-    try:
-        return iso_utc(str(value).strip())
-    except ValueError:
-        raise WorkbenchError(
-            f"--since {value!r}: expected a span like 7d, 2w, 12h or a date like 2025-01-31"
-        ) from None
 
 
 def _conventions(repo: str, store: Store):
@@ -116,6 +96,7 @@ class PRDraft:
     error: str | None = None  # why the model's draft is missing (outcome "fallback")
     tokens: int | None = None  # the context's size (outcome "shown")
     left_out: list[str] = field(default_factory=list)  # files the model would not see (outcome "shown")
+    context: str | None = None  # the rendered messages (outcome "shown")
 
 
 @dataclass
@@ -178,7 +159,6 @@ def draft_many(
     settings=None,
     show_context: bool = False,
     drafter=None,
-    out=None,
     concurrency: int | None = None,
     seed: int | None = None,
 ) -> DraftSummary:
@@ -189,8 +169,7 @@ def draft_many(
     this thread (one SQLite connection). `seed` fixes the fence tag of shown contexts (golden files)."""
     from tqdm.auto import tqdm
 
-    out = out or sys.stdout
-    since = parse_since(since) if since else None
+    since = since_iso(since)
     nums = _selection(store, repo, numbers, since)
     conv = _conventions(repo, store)
     lang = check_lang(lang or getattr(conv, "lang", None) or "zh")
@@ -231,9 +210,7 @@ def draft_many(
         analysis = _analyze(rec, conv, known)
         if show_context:
             ctx = build_context(rec, analysis, lang=lang, budget=budget, examples=examples, seed=seed)
-            print(f"########## {repo}#{n}", file=out)
-            print(ctx.render(), file=out)
-            done(PRDraft(n, "shown", "shown", tokens=ctx.tokens, left_out=ctx.left_out))
+            done(PRDraft(n, "shown", "shown", tokens=ctx.tokens, left_out=ctx.left_out, context=ctx.render()))
             continue
         latest = store.latest_brief(repo, n)
         if latest is not None and (latest.source == "human" or latest.is_final):
@@ -310,48 +287,3 @@ def _save(store: Store, rec, analysis, latest, brief, lang: str, meta: dict[str,
         )
     outcome = "model" if brief.source == "llm" else "offline"
     return PRDraft(rec.number, outcome, f"drafted ({brief.source})", version)
-
-
-def run_draft_cli(args) -> int:
-    """Thin glue: call draft_many, print the failures and the summary; exit 1 when any PR fell back."""
-    store = open_cache(args.cache)
-    settings = llm_settings(getattr(args, "model", None)) if args.llm else None
-    summary = draft_many(
-        store,
-        args.repo,
-        args.number,
-        since=args.since,
-        llm=args.llm,
-        lang=args.lang,
-        budget=args.budget,
-        force=args.force,
-        settings=settings,
-        show_context=args.show_context,
-        progress=not args.show_context,
-        concurrency=getattr(args, "concurrency", None),
-    )
-    if args.show_context:
-        return 0
-    for p in summary.prs:
-        if p.error:
-            print(f"#{p.number}: {p.error}", file=sys.stderr)
-    print(f"{args.repo}: {summary.line()}")
-    return 1 if summary.fell_back else 0
-
-
-def run_digest_cli(args) -> int:
-    from ..export import export_digest
-
-    store = open_cache(args.cache)
-    since = parse_since(args.since)
-    path = export_digest(
-        store,
-        args.repo,
-        numbers=args.number,
-        lang=args.lang,
-        output=args.output,
-        since=since,
-        state=args.state,
-    )
-    print(f"digest: {path}")
-    return 0

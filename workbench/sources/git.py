@@ -17,12 +17,13 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
+from .. import timespan
 from ..config import WorkbenchError
 from ..records import PRRecord
-from ..store import Store, iso_utc
+from ..store import Store
 
 # Marks a commit header in the stream; NUL never occurs in text diffs (git calls such files binary).
 _START, _END = b"\x00\x01", b"\x00\x02"
@@ -30,7 +31,6 @@ _FORMAT = "%x00%x01%H%x00%P%x00%an%x00%ae%x00%cI%x00%B%x00%x02"
 _SQUASH = re.compile(r"^(?P<title>.*?\S)\s*\(#(?P<num>\d+)\)\s*$")
 _MERGE = re.compile(r"^Merge pull request #(?P<num>\d+) from (?P<branch>\S+)")
 _NOREPLY = re.compile(r"^(?:\d+\+)?(?P<login>[A-Za-z0-9][A-Za-z0-9-]*)@users\.noreply\.github\.com$", re.I)
-_SPAN = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$")
 
 MAX_FILES = 3000  # GitHub's /files stops here too; past it we mark files_truncated
 MAX_PATCH_CHARS = 400_000  # larger per-file patches are kept as counts only (patch_status "omitted")
@@ -80,25 +80,6 @@ class BackfillResult:
             f"; {len(self.unreadable)} commit(s) skipped because the clone lacks objects their diffs need "
             f"({names}{more}): fetch them again (`git fetch --refetch`) or sync those PRs from GitHub"
         )
-
-
-def parse_since(value: str | datetime | None, now: datetime | None = None) -> str | None:
-    """An ISO date/time, or a span back from now like 7d, 2w, 3m, 1y, 12h -> ISO UTC string."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return iso_utc(value)
-    m = _SPAN.match(str(value))
-    if m:
-        n, unit = int(m.group(1)), m.group(2)
-        days = {"h": n / 24, "d": n, "w": 7 * n, "m": 30 * n, "y": 365 * n}[unit]
-        return iso_utc((now or datetime.now(UTC)) - timedelta(days=days))
-    try:
-        return iso_utc(value)
-    except ValueError:
-        raise WorkbenchError(
-            f"--since {value!r} is neither a date (2026-10-01) nor a span (7d, 2w, 3m)"
-        ) from None
 
 
 def check_repo(path: str | Path) -> Path:
@@ -402,7 +383,7 @@ def backfill(
     if "/" not in repo:
         raise WorkbenchError(f"repository {repo!r} should be OWNER/REPO")
     clone = check_repo(path)  # before touching the store: a bad path leaves the cache as it was
-    since_iso = parse_since(since)
+    since_iso = timespan.since_iso(since)
     wanted = set(numbers) if numbers else None
     result = BackfillResult(repo=repo, path=str(path))
     t0 = time.perf_counter()
@@ -534,15 +515,3 @@ def backfill(
 
 class _Done(Exception):
     """`limit` or `numbers` satisfied: the walk stops early."""
-
-
-def run_backfill_cli(store: Store, args) -> int:
-    """`workbench sync OWNER/REPO --from-git PATH [--since DATE] [--limit N] [--number N ...]`."""
-    result = backfill(
-        store, args.repo, args.from_git, since=getattr(args, "since", None), limit=getattr(args, "limit", None),
-        numbers=getattr(args, "number", None), progress=True,
-    )  # fmt: skip
-    print(result.summary())
-    if result.prs_written == 0:
-        print("no commit looked like a PR (subject 'title (#N)' or 'Merge pull request #N from ...')")
-    return 0

@@ -38,6 +38,7 @@ from ..records import PRRecord
 from ..store import Store, SyncBusy, iso_utc, utcnow
 from ..store.runs import FULL_SCOPE
 from ..store.schema import corrupt_cache_message
+from ..timespan import since_iso
 from . import github_graphql as gq
 from .github_files import fill_patches, split_diff
 from .github_http import (
@@ -107,55 +108,6 @@ def sync(repo: str, *, cache=None, **kw) -> SyncResult:
     return sync_repo(cache, repo, **kw)
 
 
-def run_sync_cli(cache, args) -> int:
-    """`workbench sync OWNER/REPO ...`: 0 done, 1 some PRs failed, 3 stopped at the rate limit.
-    `cache` is the --cache path (or an open Store); a new cache is created only once GitHub has
-    confirmed the repository."""
-    import sys
-
-    res = sync_repo(
-        cache,
-        args.repo,
-        state=args.state,
-        since=parse_since(args.since),
-        limit=args.limit,
-        numbers=args.number,
-        wait=not args.no_wait,
-        api_url=args.api_url,
-    )
-    print(res.summary())
-    for note in res.notes:
-        print(f"  note: {note}")
-    for n, why in sorted(res.failed.items())[:20]:
-        print(f"  failed: #{n}: {why}", file=sys.stderr)
-    for e in [e for e in res.errors if not e.startswith(tuple(f"#{n}:" for n in res.failed))][:20]:
-        print(f"  error: {e}", file=sys.stderr)
-    if res.reset_at is not None:
-        print(
-            f"workbench sync: stopped: the GitHub rate limit is spent; it resets at {format_reset(res.reset_at)}. "
-            "What was written is kept; rerun then to resume.",
-            file=sys.stderr,
-        )
-        return 3
-    return 1 if res.errors or res.failed else 0
-
-
-def parse_since(value: str | None) -> str | None:
-    """'2025-06-01', an ISO time, or a span back from now: '7d', '2w', '12h'."""
-    if not value:
-        return None
-    m = re.fullmatch(r"\s*(\d+)\s*([hdw])\s*", value)
-    if m:
-        hours = int(m.group(1)) * {"h": 1, "d": 24, "w": 24 * 7}[m.group(2)]
-        return iso_utc(datetime.now(UTC) - timedelta(hours=hours))
-    try:
-        return iso_utc(value)
-    except ValueError:
-        raise WorkbenchError(
-            f"--since {value!r} is neither a date (2025-06-01) nor a span (7d, 2w, 12h)"
-        ) from None
-
-
 def make_client(api_url: str | None = None, token: str | None = None, timeout: int = 30) -> Github:
     """A real PyGithub client with its own retries off (Transport retries properly) and no artificial
     pause between requests (0.25 s by default; GraphQL POSTs would wait 1 s as 'writes')."""
@@ -191,7 +143,7 @@ def check_sync_args(
         raise WorkbenchError(f"--number takes PR numbers (1 or more), not {bad[0]!r}")
     if numbers and (since or limit):
         raise WorkbenchError("--number names the PRs itself: leave out --since and --limit")
-    return parse_since(since) if since else None
+    return since_iso(since)  # a date or a span like 7d, as every command takes it
 
 
 def sync_repo(
@@ -819,10 +771,8 @@ class _Pass:
 __all__ = [
     "sync",
     "sync_repo",
-    "run_sync_cli",
     "check_sync_args",
     "SyncResult",
-    "parse_since",
     "make_client",
     "split_diff",
 ]

@@ -1,6 +1,6 @@
 """The bundled sample: everything works on a fresh machine with no token and no network.
 
-Two parts, both under cache/sample/:
+Two parts, both under workbench/sample/:
 - example-org-minirl.jsonl: a made-up repository's PRs in GitHub REST shape (diffs, discussion),
   written by build_sample.py; loaded as source "sample".
 - verl_pr_facts.csv: the real verl history as facts-only PRs (figures and tags, no text), loaded as
@@ -50,8 +50,8 @@ def _digest(path: Path) -> str:
 def _require(path: Path) -> Path:
     if not path.is_file():
         raise WorkbenchError(
-            f"sample file {path} is missing: the checkout is incomplete (restore cache/sample/ from git, "
-            f"or regenerate the made-up repository with `python cache/sample/build_sample.py`)"
+            f"sample file {path} is missing: the installation is incomplete (reinstall, or restore workbench/sample/ from git, "
+            f"or regenerate the made-up repository with `python workbench/sample/build_sample.py`)"
         )
     return path
 
@@ -190,13 +190,3 @@ def load_sample(
     Quiet by default (the demo calls it); `progress=True` shows a bar. Running it twice changes
     nothing; `force=True` rewrites the same rows (after editing the sample)."""
     return [r.repo for r in load(store, include_verl, progress=progress, force=force)]
-
-
-def run_cli(args) -> int:
-    """`workbench sample [--no-verl]`."""
-    store = Store(args.cache)
-    for result in load(store, include_verl=not getattr(args, "no_verl", False), progress=True):
-        print(result.line())
-    print(f"cache: {store.path}")
-    print(f"next: workbench analyze {SAMPLE_REPO}   or open notebooks/review.ipynb")
-    return 0

@@ -22,7 +22,7 @@ import os
 from .base import StoreBase
 from .briefs import BriefsMixin, BriefVersion, StaleEditError
 from .prs import SOURCE_RANK, PRWritesMixin
-from .reads import FRAME_DTYPES, PR_COLUMNS, TIME_COLUMNS, ReadsMixin
+from .reads import PR_COLUMNS, TIME_COLUMNS, ReadsMixin
 from .runs import RunsMixin, RunSummary, SyncBusy, SyncStatus
 from .schema import MIGRATIONS, SCHEMA_VERSION
 from .values import iso_utc, utcnow
@@ -30,6 +30,14 @@ from .values import iso_utc, utcnow
 
 class Store(PRWritesMixin, ReadsMixin, BriefsMixin, RunsMixin, StoreBase):
     """One SQLite file. Cheap to open; each method is its own transaction unless inside `transaction()`."""
+
+
+def __getattr__(name: str):  # FRAME_DTYPES needs pandas: built on first use, not on import
+    if name == "FRAME_DTYPES":
+        from .reads import frame_dtypes
+
+        return frame_dtypes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_cache(path: str | os.PathLike | None = None, *, create: bool = False) -> Store:

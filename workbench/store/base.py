@@ -7,9 +7,10 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads on the first DataFrame read, not with the store (`workbench --help`)
+    import pandas as pd
 
 from ..config import WorkbenchError, db_path
 from . import schema
@@ -87,6 +88,8 @@ class StoreBase:
             columns = [d[0] for d in cur.description]
         finally:
             cur.close()
+        import pandas as pd
+
         return pd.DataFrame.from_records(rows, columns=columns, coerce_float=True)
 
     # ---- repositories ---------------------------------------------------------------------------

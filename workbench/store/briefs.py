@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # only annotations here; pandas loads with the first DataFrame read
+    import pandas as pd
 
 from ..config import WorkbenchError
 from .base import StoreBase

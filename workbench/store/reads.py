@@ -15,8 +15,11 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import closing
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads with the first DataFrame read, not with the store (`workbench --help`)
+    import pandas as pd
 
 from ..config import WorkbenchError
 from ..records import PRRecord
@@ -33,20 +36,41 @@ PR_COLUMNS = [
 TIME_COLUMNS = ["created_at", "updated_at", "merged_at", "closed_at"]
 BOOL_COLUMNS = ["draft", "breaking", "revert", "files_truncated", "commits_truncated"]
 COUNT_COLUMNS = ["additions", "deletions", "changed_files", "comments", "review_comments", "reviews", "commits"]  # fmt: skip
+
+
 # One declared type per column, whatever the rows hold (an all-NULL column would otherwise come out as
 # object or float): the frame is then the same on every read and survives the Arrow round trip intact.
 # Text takes pandas' own default for strings (Arrow-backed "str" in pandas 3, object before); counts
 # are nullable because a clone or facts-only PR does not know them.
-_TEXT = pd.Series([""]).dtype
-FRAME_DTYPES = {
-    c: "int64" if c == "number"
-    else "datetime64[us, UTC]" if c in TIME_COLUMNS
-    else "Int64" if c in COUNT_COLUMNS
-    else "bool" if c in BOOL_COLUMNS
-    else _TEXT
-    for c in PR_COLUMNS
-}  # fmt: skip
-_FRAME_TYPES = [(c, pd.api.types.pandas_dtype(t)) for c, t in FRAME_DTYPES.items()]
+# Built on first use (FRAME_DTYPES below), since the text dtype is pandas' own.
+@cache
+def frame_dtypes() -> dict[str, Any]:
+    import pandas as pd
+
+    text = pd.Series([""]).dtype
+    return {
+        c: "int64" if c == "number"
+        else "datetime64[us, UTC]" if c in TIME_COLUMNS
+        else "Int64" if c in COUNT_COLUMNS
+        else "bool" if c in BOOL_COLUMNS
+        else text
+        for c in PR_COLUMNS
+    }  # fmt: skip
+
+
+@cache
+def _frame_types() -> list[tuple[str, Any]]:
+    import pandas as pd
+
+    return [(c, pd.api.types.pandas_dtype(t)) for c, t in frame_dtypes().items()]
+
+
+def __getattr__(name: str) -> Any:  # FRAME_DTYPES, without importing pandas with the module
+    if name == "FRAME_DTYPES":
+        return frame_dtypes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _PR_SELECT = ", ".join("r.full_name AS repo" if c == "repo" else f"p.{c}" for c in PR_COLUMNS)
 _PR_FROM = "FROM prs p JOIN repos r ON r.pk=p.repo_pk"
 _PR_ORDER = "ORDER BY r.full_name, p.number DESC"
@@ -72,6 +96,27 @@ class ReadsMixin(StoreBase):
         if repo and not (filtered or since or merged_since or source or author or limit):
             # The whole repository: the one frame read often enough to be worth a snapshot.
             return self._whole_frame(self._require_repo(repo))
+        where, args = self._pr_where(repo, state, numbers, since, merged_since, source, author)
+        sql = f"SELECT {_PR_SELECT} {_PR_FROM} WHERE {' AND '.join(where)} {_PR_ORDER}"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return _typed(self._frame(sql, args))
+
+    def pr_numbers(
+        self,
+        repo: str,
+        *,
+        state: str | None = None,
+        numbers: Iterable[int] | None = None,
+        since: str | None = None,
+    ) -> list[int]:
+        """The numbers `prs` would return, newest first, without building a DataFrame (nor importing
+        pandas: a one-PR command stays quick)."""
+        where, args = self._pr_where(repo, state, numbers, since, None, None, None)
+        sql = f"SELECT p.number {_PR_FROM} WHERE {' AND '.join(where)} {_PR_ORDER}"
+        return [int(r[0]) for r in self.conn.execute(sql, args)]
+
+    def _pr_where(self, repo, state, numbers, since, merged_since, source, author) -> tuple[list[str], list]:
         where, args = ["p.deleted_at IS NULL"], []
         if repo:
             where.append("p.repo_pk=?")
@@ -95,10 +140,7 @@ class ReadsMixin(StoreBase):
         if author:
             where.append("p.author=?")
             args.append(author)
-        sql = f"SELECT {_PR_SELECT} {_PR_FROM} WHERE {' AND '.join(where)} {_PR_ORDER}"
-        if limit:
-            sql += f" LIMIT {int(limit)}"
-        return _typed(self._frame(sql, args))
+        return where, args
 
     def _whole_frame(self, pk: int) -> pd.DataFrame:
         """A repository's whole PR frame: the snapshot if it is of the current generation, else the rows
@@ -290,6 +332,8 @@ class ReadsMixin(StoreBase):
 
 def _utc(times: pd.Series) -> pd.Series:
     """The store's ISO 8601 text times as UTC timestamps."""
+    import pandas as pd
+
     return pd.to_datetime(times, utc=True, format="ISO8601")
 
 
@@ -298,18 +342,20 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
         df[col] = _utc(df[col])
     for col in BOOL_COLUMNS:
         df[col] = df[col].fillna(0).astype(bool)
-    return df.astype(FRAME_DTYPES)
+    return df.astype(frame_dtypes())
 
 
 def _decode(payload: bytes) -> pd.DataFrame | None:
     """The snapshot as a frame, or None when it cannot be used (the rows are the truth). Feather, unlike
     pickle, runs no code on load, so a damaged or planted payload can at worst fail to decode."""
+    import pandas as pd
+
     try:
         df = pd.read_feather(io.BytesIO(payload))
     except Exception:
         return None
     # Written by another release with other columns or types: not ours to return.
-    return df if list(df.dtypes.items()) == _FRAME_TYPES else None
+    return df if list(df.dtypes.items()) == _frame_types() else None
 
 
 def _raw(q, table: str, pk: int, number: int, order: str, where: str = "") -> list[dict]:

@@ -15,9 +15,10 @@ import socket
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # only annotations here; pandas loads with the first DataFrame read
+    import pandas as pd
 
 from ..config import WorkbenchError
 from .base import StoreBase

@@ -7,7 +7,6 @@ from .frames import (
     TrendData,
     build_trend_data,
     complete_weeks,
-    parse_since,
     size_bucket,
     summary,
 )
@@ -20,7 +19,6 @@ __all__ = [
     "build_trend_data",
     "complete_weeks",
     "load_trend_data",
-    "parse_since",
     "size_bucket",
     "summary",
 ]

@@ -29,14 +29,14 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..analysis.titles import KINDS
-from ..config import WorkbenchError
+from ..timespan import parse_since
 
 SIZE_LABELS = ("XS", "S", "M", "L", "XL", "XXL")
 # Upper bounds (exclusive) of changed lines: XS <10, S <30, M <100, L <500, XL <1000, XXL >= 1000.
@@ -123,25 +123,10 @@ def path_area(filename: str, package: str | None = None) -> str:
     return head
 
 
-def parse_since(value: Any, now: datetime | None = None) -> pd.Timestamp | None:
-    """A date (2026-10-01) or a span back from now (7d, 2w, 3m, 1y)."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime | pd.Timestamp):
-        ts = pd.Timestamp(value)
-        return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    text = str(value).strip()
-    m = re.fullmatch(r"(\d+)\s*([dwmy])", text, re.IGNORECASE)
-    if m:
-        days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2).lower()]
-        return pd.Timestamp(now or datetime.now(UTC)) - timedelta(days=days)
-    try:
-        ts = pd.Timestamp(text)
-    except ValueError:
-        raise WorkbenchError(
-            f"--since {text!r} is neither a date (2026-10-01) nor a span (7d, 2w, 3m)"
-        ) from None
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+def _timestamp(value: Any) -> pd.Timestamp | None:
+    """A window bound as a UTC Timestamp: any form workbench.timespan accepts (2026-10-01, 7d, 3m)."""
+    when = parse_since(value)
+    return None if when is None else pd.Timestamp(when)
 
 
 _SIZE_BINS = [-np.inf, *SIZE_EDGES, np.inf]
@@ -488,7 +473,7 @@ class TrendData:
         """A narrower view: PRs active in [start, end] (open PRs always count as active) in these areas
         and kinds. The weekly window shrinks with the dates so partial weeks stay excluded."""
         p = self.prs
-        start_ts, end_ts = parse_since(start), parse_since(end)
+        start_ts, end_ts = _timestamp(start), _timestamp(end)
         if end_ts is not None and end_ts == end_ts.normalize() and not isinstance(end, datetime):
             end_ts = end_ts + pd.Timedelta(days=1)  # a date as the end means the whole day
         mask = pd.Series(True, index=p.index)
@@ -560,11 +545,11 @@ def build_trend_data(
     df["brief_at"] = _lookup_time(df["number"], b.drop_duplicates("number").set_index("number")["created_at"])
     df["has_brief"] = df["brief_at"].notna()
 
-    since_ts = parse_since(since)
+    since_ts = _timestamp(since)
     times = pd.concat([df[c] for c in ("created_at", "merged_at", "closed_at")]).dropna()
     start = since_ts if since_ts is not None else (times.min() if len(times) else None)
     if as_of is not None:
-        end = parse_since(as_of)
+        end = _timestamp(as_of)
     else:
         ends = pd.concat([times, df["updated_at"].dropna(), df["first_response_at"].dropna()])
         end = ends.max() if len(ends) else None

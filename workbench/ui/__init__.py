@@ -2,7 +2,7 @@
 
 As a standalone local app, served with Voila on this machine only, behind a token:
 
-    voila notebooks/review.ipynb --Voila.ip=127.0.0.1 --token=$(python -c "import secrets; print(secrets.token_hex(16))")
+    workbench app      (Voila on 127.0.0.1 with a generated token; it prints the full URL)
 
 Each browser tab is its own kernel, so two tabs are two writers: a save based on a stale version is refused
 and kept as a conflict copy (see `ReviewApp`).

@@ -6,49 +6,26 @@ then hands them here; tests exercise the filters without a cache.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 import pandas as pd
 
 from ..config import WorkbenchError
+from ..timespan import since_iso
 
 STATES = ("all", "open", "merged", "closed")
 BRIEFED = ("any", "briefed", "not briefed", "final", "not final")
 VERDICTS = ("any", "deep", "skim", "skip")
 DATE_FIELDS = ("updated", "merged")
 
-_SPAN = re.compile(r"^\s*(\d+)\s*([dwh])\s*$", re.IGNORECASE)
-
-
-def parse_since(value: str | None, *, now: datetime | None = None) -> str | None:
-    """'2026-01-31', an ISO time, or a span back from now ('7d', '2w', '12h') -> ISO UTC; '' -> None."""
-    if value is None or not str(value).strip():
-        return None
-    s = str(value).strip()
-    m = _SPAN.match(s)
-    if m:
-        n, unit = int(m.group(1)), m.group(2).lower()
-        delta = {"d": timedelta(days=n), "w": timedelta(weeks=n), "h": timedelta(hours=n)}[unit]
-        return ((now or datetime.now(UTC)) - delta).strftime("%Y-%m-%dT%H:%M:%SZ")
-    try:
-        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
-    except ValueError:
-        raise WorkbenchError(
-            f"'since' must be a date like 2026-01-31 or a span like 7d / 2w / 12h, not {s!r}"
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
 
 @dataclass
 class QueueFilters:
     repo: str | None = None
     state: str = "all"  # all | open | merged | closed
-    since: str | None = None  # date or span, see parse_since
+    since: str | None = None  # date or span, see workbench.timespan
     date_field: str = "updated"  # updated | merged: which date `since` applies to
     verdict: str = "any"  # any | deep | skim | skip
     briefed: str = "any"  # any | briefed | not briefed | final | not final
@@ -64,7 +41,7 @@ class QueueFilters:
         ):
             if value not in allowed:
                 raise WorkbenchError(f"queue filter {name}={value!r} is not one of {', '.join(allowed)}")
-        parse_since(self.since)
+        since_iso(self.since)
 
     @property
     def needs_verdicts(self) -> bool:
@@ -87,7 +64,7 @@ def filter_numbers(
     df = prs
     if filters.state != "all":
         df = df[df["state"] == filters.state]
-    since = parse_since(filters.since, now=now)
+    since = since_iso(filters.since, now=now)
     if since:
         ts = pd.Timestamp(since)
         if filters.date_field == "merged":

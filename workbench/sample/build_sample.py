@@ -1,4 +1,4 @@
-"""Write cache/sample/example-org-minirl.jsonl: the bundled sample repository's PRs in GitHub REST shape.
+"""Write workbench/sample/example-org-minirl.jsonl: the bundled sample repository's PRs in GitHub REST shape.
 
 example-org/minirl is made up; its code and discussions were written for the sample. Each PR is
 authored as edits to the repository's files (sample_base.py holds the starting files, sample_prs.py
@@ -6,7 +6,7 @@ the PRs); this script applies them in order and produces real unified-diff patch
 with hunk headers carrying the enclosing function like git's (`@@ -10,6 +10,8 @@ def _cleanup(self):`).
 Merged PRs change the main branch; open and closed PRs are diffed against main as it was.
 
-Run: python cache/sample/build_sample.py   (deterministic: the same bytes every run)
+Run: python workbench/sample/build_sample.py   (deterministic: the same bytes every run)
 """
 
 from __future__ import annotations

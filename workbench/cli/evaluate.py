@@ -1,13 +1,37 @@
-"""`workbench eval`: the command-line glue around workbench/evaluation.py (reads files and the cache,
-runs the analysis, prints). The measuring itself is `evaluation.evaluate`, pure."""
+"""`workbench eval`: the command around workbench/evaluation.py (reads the labels and the cache, runs the
+analysis, prints). The measuring itself is `evaluation.evaluate`, pure."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .config import WorkbenchError
-from .evaluation import Evaluation, Label, evaluate, format_evaluation, labels_from_briefs, parse_labels_csv
+from ..config import WorkbenchError
+from .common import add_cache
+
+if TYPE_CHECKING:  # the analysis loads with the command, not with `workbench --help`
+    from ..evaluation import Evaluation, Label
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="measure the analysis against labels (an expert's CSV, or a repository's final briefs)",
+        description="Analyse labelled PRs and print verdict agreement (overall and per size), audience "
+        "named and matching, the labels' first key file in our top 3, risk precision and recall per kind, "
+        "reverts linked, and the misses one line each.",
+    )
+    add_cache(p)
+    p.add_argument("labels", nargs="?", metavar="LABELS.csv", help="labels CSV (columns: pr, verdict, ...)")
+    p.add_argument(
+        "--repo", metavar="OWNER/REPO", help="the labels' repository (default: the cache's only one)"
+    )
+    p.add_argument(
+        "--from-final",
+        metavar="OWNER/REPO",
+        help="use the repository's final briefs as labels (their verdicts are the team's judgement)",
+    )
+    p.set_defaults(run=run_cli)
 
 
 def _pick_repo(store: Any, repo: str | None) -> str:
@@ -30,6 +54,8 @@ def _pick_repo(store: Any, repo: str | None) -> str:
 def final_brief_labels(store: Any, repo: str, conventions: Any = None) -> list[Label]:
     """A repository's final briefs as labels: the team's verdict and audience (a brief names its
     audience as the conventions display it, "CI maintainers": mapped back to the vocabulary's names)."""
+    from ..evaluation import labels_from_briefs
+
     names = {v.lower(): k for k, v in (conventions.audiences if conventions else {}).items()}
     frame = store.briefs(repo)
     rows = []
@@ -46,8 +72,9 @@ def final_brief_labels(store: Any, repo: str, conventions: Any = None) -> list[L
 
 def run_evaluation(labels: list[Label], store: Any, repo: str, conventions: Any = None) -> Evaluation:
     """Analyse the labelled PRs that the cache holds and compare (no printing)."""
-    from .analysis.conventions import load_conventions
-    from .analysis.pipeline import analyze
+    from ..analysis.conventions import load_conventions
+    from ..analysis.pipeline import analyze
+    from ..evaluation import evaluate
 
     conv = conventions or load_conventions(repo)
     known = store.known_prs(repo)
@@ -63,8 +90,9 @@ def run_evaluation(labels: list[Label], store: Any, repo: str, conventions: Any 
 
 def run_cli(args: Any) -> int:
     """`workbench eval LABELS.csv [--repo OWNER/REPO]` or `workbench eval --from-final OWNER/REPO`."""
-    from .analysis.conventions import load_conventions
-    from .store import Store
+    from ..analysis.conventions import load_conventions
+    from ..evaluation import format_evaluation, parse_labels_csv
+    from ..store import Store
 
     if bool(args.labels) == bool(args.from_final):
         raise WorkbenchError("give either a labels CSV or --from-final OWNER/REPO (one of them)")
