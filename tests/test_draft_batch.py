@@ -207,7 +207,7 @@ def test_final_briefs_become_few_shot_examples_nearest_by_area(store):
         )
     examples = final_examples(store, REPO)
     assert sorted(e.number for e in examples) == [2, 3]
-    user = draft_many(store, REPO, numbers=[1], show_context=True, progress=False)[0]["context"]
+    user = draft_many(store, REPO, numbers=[1], show_context=True, progress=False).prs[0].context
     assert "The team's final briefs" in user and "团队定稿 3" in user
     # PR #1 touches pkg/ (area from the heuristics); whichever is nearer comes first, both fit
     assert "团队定稿 2" in user

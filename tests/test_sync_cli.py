@@ -252,7 +252,7 @@ def test_no_wait_before_the_lookup_names_the_repository(gh, tmp_path):
         (["--limit", "-5"], "-5 is not a positive number"),
         (["--number", "-1"], "-1 is not a positive number"),
         (["--api-url", "not a url"], "not an http(s) URL"),
-        (["--since", "the other day"], "neither a date"),
+        (["--since", "the other day"], "is not understood"),
     ],
 )
 def test_bad_arguments_are_refused_before_anything_happens(gh, tmp_path, args, words):

@@ -219,7 +219,7 @@ def test_bad_input_leaves_the_cache_untouched(gh, store, sleeps):
         ({"limit": -5}, "--limit must be a positive"),
         ({"numbers": [-1]}, "--number takes PR numbers"),
         ({"numbers": [0, 3]}, "--number takes PR numbers"),
-        ({"since": "yesterday-ish"}, "neither a date"),
+        ({"since": "yesterday-ish"}, "is not understood"),
         ({"state": "merged"}, "state must be"),
         ({"api_url": "not a url"}, "not an http(s) URL"),
         ({"api_url": "ftp://example.com"}, "not an http(s) URL"),

@@ -56,9 +56,31 @@ AUDIENCE_ZH = {
     "build maintainers": "构建维护者",
     "test maintainers": "测试维护者",
     "everyone": "所有人",
+    # the audience vocabulary of the shipped conventions (verl's labels, ruff's areas)
+    "rollout maintainers": "rollout 维护者",
+    "algorithm researchers": "算法研究者",
+    "trainer maintainers": "trainer 维护者",
+    "FSDP engine maintainers": "FSDP 引擎维护者",
+    "Megatron engine maintainers": "Megatron 引擎维护者",
+    "weight-sync maintainers": "权重同步维护者",
+    "multi-turn agent maintainers": "多轮 agent 维护者",
+    "reward maintainers": "reward 维护者",
+    "data pipeline maintainers": "数据管线维护者",
+    "build and dependency maintainers": "构建与依赖维护者",
+    "Ascend NPU users": "昇腾 NPU 用户",
+    "AMD ROCm users": "AMD ROCm 用户",
+    "performance engineers": "性能工程师",
+    "recipe authors": "recipe 作者",
 }
 STATE_ZH = {"merged": "已合并", "open": "未合并", "closed": "已关闭（未合并）"}
-RELATION_ZH = {"fixes": "修复的问题", "follow-up": "前序/后续", "mentions": "提及", "revert": "回滚"}
+RELATION_ZH = {
+    "fixes": "修复的问题",
+    "follow-up": "前序/后续",
+    "mentions": "提及",
+    "revert": "回滚",
+    "reverts": "回滚",
+    "relanded": "重新合入",
+}
 
 
 # The heuristics speak English; the most common labels read better in a zh draft. Unknown text stays as is.
@@ -513,11 +535,6 @@ def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
             f"跟进作者承诺的后续工作：「{_one_line(p, 160)}」"
             if zh
             else f'Follow the promised follow-up: "{_one_line(p, 160)}"'
-        )
-    aud = _audience(a, lang)
-    if aud:
-        out.append(
-            f"转给{aud if not aud[:1].isascii() else ' ' + aud}阅读。" if zh else f"Pass it on to {aud}."
         )
     if record.state == "open":
         out.append(
