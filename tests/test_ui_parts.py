@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from workbench.ui.brief_editor import brief_state_text, is_human_text, pick_version
 from workbench.ui.diff_pane import LazyFiles, files_info_html, pages_of
 from workbench.ui.drafts import Throttle
-from workbench.ui.export_panel import export_link_html
+from workbench.ui.export_panel import export_link_html, jupyter_root
 
 
 def test_a_machine_draft_replaces_only_machine_or_empty_text():
@@ -62,7 +62,25 @@ def test_throttle_pushes_at_most_every_interval_and_restarts_on_retry():
     assert pushed == ["a", "abc", "x"]
 
 
-def test_export_link_is_relative_to_the_notebook_and_escaped(tmp_path):
-    html = export_link_html(tmp_path / "out" / "d<1>.md", "digest <of> 3", cwd=str(tmp_path))
-    assert 'href="out/d&lt;1&gt;.md"' in html and "digest &lt;of&gt; 3: <code>" in html
+def test_export_link_names_the_file_under_the_jupyter_root_and_is_escaped(tmp_path):
+    html = export_link_html(tmp_path / "out" / "d<1>.md", "digest <of> 3", root=tmp_path)
+    assert 'data-wb-open="out/d&lt;1&gt;.md"' in html and "digest &lt;of&gt; 3: <code>" in html
     assert "<1>" not in html and "<of>" not in html
+    # the href is no relative path: against /lab/tree/review.ipynb it would land on a blank page
+    assert 'href="#"' in html and 'href="out' not in html
+
+
+def test_export_link_outside_the_root_or_outside_jupyter_is_only_text(tmp_path):
+    outside = export_link_html(tmp_path / "x.md", "PR", root=tmp_path / "root")
+    assert "<a " not in outside and "outside the Jupyter root" in outside
+    assert "<a " not in export_link_html(tmp_path / "x.md", "PR", root=None)
+
+
+def test_jupyter_root_is_the_kernel_directory_minus_the_notebook_folder(tmp_path):
+    nb_dir = tmp_path / "notebooks" / "sub"
+    nb_dir.mkdir(parents=True)
+    env = {"JPY_SESSION_NAME": "notebooks/sub/review.ipynb"}
+    assert jupyter_root(env, cwd=str(nb_dir)) == tmp_path.resolve()
+    assert jupyter_root({"JPY_SESSION_NAME": "review.ipynb"}, cwd=str(nb_dir)) == nb_dir.resolve()
+    assert jupyter_root({}, cwd=str(nb_dir)) is None  # a plain Python process: no server
+    assert jupyter_root({"JPY_SESSION_NAME": "/abs/review.ipynb"}, cwd=str(nb_dir)) is None

@@ -69,7 +69,7 @@ class ReviewApp:
         self.w_status, self.log = self.status.widget, self.status.log
         self.analyses = Analyses(store, *_optional("workbench.analysis.pipeline"), log=self.log.append_stderr)
         self._analyses = self.analyses.cache  # (repo, number) -> Analysis | None; benchmarks clear it
-        self.bar = QueueBar(self._on_key)
+        self.bar = QueueBar(self._on_key, on_jump=self.go)
         self.diff = DiffPane(self.status, page_size=page_size, auto_open=auto_open)
         self.editor = BriefEditor(store, self.status, autosave_delay=autosave_delay)
         self.exporter = ExportPanel(store, self.status, Path(exports) if exports else exports_dir())

@@ -15,14 +15,40 @@ from .panels import e
 from .status import StatusLine, guarded, optional
 
 
-def export_link_html(path: Path, label: str, cwd: str | None = None) -> str:
-    """What was written, and a link to open it when it sits under the notebook's directory."""
+def jupyter_root(env: dict[str, str] | None = None, cwd: str | None = None) -> Path | None:
+    """The directory the Jupyter server serves, seen from its kernel; None outside a Jupyter kernel.
+
+    jupyter_server starts a notebook's kernel in the notebook's directory with JPY_SESSION_NAME set to the
+    notebook's path under the server root, so the root is the kernel's directory minus that path's parent."""
+    env = os.environ if env is None else env
+    session = env.get("JPY_SESSION_NAME")
+    if not session or session.startswith(("/", "\\")):
+        return None
+    here = Path(cwd or os.getcwd()).resolve()
+    depth = len(Path(session).parent.parts)
+    if depth > len(here.parents):
+        return None
+    return here.parents[depth - 1] if depth else here
+
+
+def export_link_html(path: Path, label: str, root: Path | None = None) -> str:
+    """What was written, and an "open" link when the file is under the Jupyter server's root.
+
+    The link carries the path under the root (`data-wb-open`); keys.js opens it in JupyterLab when it is
+    clicked (beside the notebook, or in a new JupyterLab tab). A plain relative href would resolve against
+    the page's URL (/lab/tree/...) and land on a blank page. Outside the root JupyterLab cannot open the
+    file, so no link is offered."""
+    shown = f"{e(label)}: <code>{e(str(path))}</code>"
+    if root is None:
+        return shown
     try:
-        rel = os.path.relpath(path, cwd or os.getcwd())
-    except ValueError:  # another drive on Windows
-        rel = None
-    link = f' · <a href="{e(rel)}" target="_blank">open</a>' if rel and not os.path.isabs(rel) else ""
-    return f"{e(label)}: <code>{e(str(path))}</code>{link}"
+        rel = Path(path).resolve().relative_to(Path(root).resolve())
+    except ValueError:  # outside the root
+        return shown + ' <span class="wb-dim">(outside the Jupyter root: open it from a terminal)</span>'
+    return (
+        f'{shown} · <a href="#" data-wb-open="{e(rel.as_posix())}" target="_blank" '
+        f'rel="noopener noreferrer">open</a>'
+    )
 
 
 def _export_module():
@@ -45,7 +71,7 @@ class ExportPanel:
 
     def _done(self, path: Path, label: str) -> Path:
         self.last_export = path
-        self.w_export.value = export_link_html(path, label)
+        self.w_export.value = export_link_html(path, label, jupyter_root())
         self.status.show(f"exported {path.name}")
         return path
 

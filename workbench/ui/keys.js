@@ -1,15 +1,52 @@
-// j / k for the review app. Listens on the app's root (found by class once attached) so the keys work
-// wherever the reader clicked in the app, but not while typing in a text box. `data-lm-suppress-shortcuts`
-// tells JupyterLab not to treat the same key press as "move to the next/previous cell"; JupyterLab focuses
-// the cell on mousedown, so a click on a non-input part of the app takes the focus back to the app's root.
-const TYPING = ["INPUT", "TEXTAREA", "SELECT", "BUTTON", "OPTION"];
+// j / k for the review app, and the export pane's "open" links. Listens on the app's root (found by class
+// once attached) so the keys work wherever the reader clicked in the app, but not while typing in a text
+// box. `data-lm-suppress-shortcuts` tells JupyterLab not to treat the same key press as "move to the
+// next/previous cell".
+//
+// Focus is what makes keys reach the app, and three things take it away: JupyterLab focuses the cell on
+// mousedown (so a click on a non-input part of the app takes the focus back to the app's root); a button
+// keeps the focus after a click (Next, Prev, Draft...), and it may then be disabled or re-rendered, which
+// drops the focus on <body> (so buttons hand the focus to the root after their click); a text box keeps
+// it after typing (Escape hands it to the root).
+const TYPING = ["INPUT", "TEXTAREA", "SELECT", "OPTION"];
+const typing = (t) => t && (t.isContentEditable || TYPING.includes(t.tagName));
+
+// JupyterLab serves a file of its root at <base>/lab/tree/<path>; the base URL is in the page's config.
+function labUrl(path) {
+  let base = "/";
+  const cfg = document.getElementById("jupyter-config-data");
+  try {
+    base = (cfg && JSON.parse(cfg.textContent).baseUrl) || "/";
+  } catch (err) {
+    base = "/";
+  }
+  const tail = path.split("/").map(encodeURIComponent).join("/");
+  return base.replace(/\/?$/, "/") + "lab/tree/" + tail;
+}
+
+function openExport(event, link) {
+  const path = link.getAttribute("data-wb-open");
+  const app = window.jupyterapp; // exposed when JupyterLab runs with expose_app_in_browser
+  if (app && app.commands && app.commands.hasCommand("docmanager:open")) {
+    event.preventDefault(); // open beside the notebook, in this JupyterLab
+    app.commands.execute("docmanager:open", { path });
+    return;
+  }
+  link.href = labUrl(path); // else a new JupyterLab tab on the file (the default action follows)
+}
+
 function render({ model, el }) {
   el.classList.add("wb-keys");
   el.textContent = "keys: j next · k previous (click the app first)";
   let root = null, tries = 0;
   const onKey = (event) => {
     const t = event.target;
-    if (t && (t.isContentEditable || TYPING.includes(t.tagName))) return;
+    if (event.key === "Escape" && typing(t)) {
+      root.focus({ preventScroll: true }); // done typing: j/k move the queue again
+      event.stopPropagation();
+      return;
+    }
+    if (typing(t)) return;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "j" || event.key === "k") {
       event.preventDefault();
@@ -19,8 +56,11 @@ function render({ model, el }) {
   };
   const onClick = (event) => {
     const t = event.target;
-    if (t && (t.isContentEditable || TYPING.includes(t.tagName) || t.closest("a, button, select, textarea, input"))) return;
-    root.focus({ preventScroll: true });
+    const link = t && t.closest && t.closest("a[data-wb-open]");
+    if (link) return openExport(event, link);
+    if (typing(t) || (t.closest && t.closest("a, select, textarea, input"))) return;
+    // A button or any other part of the app: the root takes the keyboard (after the button's own click).
+    setTimeout(() => root.focus({ preventScroll: true }), 0);
   };
   const attach = () => {
     root = el.closest(".wb-app");
