@@ -260,7 +260,9 @@ def test_untrusted_pr_is_inert_in_every_pane(cache, tmp_path):
         app.w_files.selected_index = i
     app.b_draft.click()
     app.compare()
-    app.w_side.selected_index = 1
+    for tab in range(len(app.w_side.children)):  # Conversation and Heuristics render when opened
+        app.w_side.selected_index = tab
+    assert "review thread on" in app.w_conv.value and "mallory" in app.w_conv.value
     for widget in app.html_widgets():
         assert not live_markup(widget.value), (widget, widget.value[:300])
     assert "&lt;script&gt;" in app.w_header.value
