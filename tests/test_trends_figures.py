@@ -50,11 +50,20 @@ def test_every_figure_is_a_plain_figure_with_axis_titles(figs, facts_figs):
         assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text, name
 
 
-def test_rich_data_draws_every_chart_but_the_monthly_ones(figs):
-    # Four weeks of data hold no complete calendar month: the monthly charts say so (drawn below on a longer history).
+def test_rich_data_draws_every_chart_but_the_monthly_one(figs):
+    # Four weeks of data hold no complete calendar month: the monthly chart says so (drawn below on a
+    # longer history); the churn heatmap falls back to weeks.
     missing = {n: lacks(f) for n, f in figs.items() if lacks(f)}
-    assert set(missing) == {"churn_heatmap", "reverts_breaking"}
-    assert all("complete month" in m for m in missing.values())
+    assert set(missing) == {"reverts_breaking"}
+    assert "complete month" in missing["reverts_breaking"]
+
+
+def test_churn_heatmap_of_a_short_selection_has_a_column_per_week(figs):
+    heat = figs["churn_heatmap"]
+    # complete ISO weeks of the data: Jan 8, 15 and 22 (see trends_data)
+    assert list(heat.data[0].x) == ["08 Jan 2024", "15 Jan 2024", "22 Jan 2024"]
+    assert "week" in heat.layout.title.text and heat.layout.xaxis.type == "category"
+    assert "Week" in heat.layout.xaxis.title.text and len(heat.data[0].y) > 1
 
 
 def test_merged_per_week_is_stacked_by_area(figs):
@@ -130,6 +139,27 @@ def test_monthly_charts_draw_on_a_long_history(tmp_path):
     rb = G.reverts_breaking(d)
     assert [t.type for t in rb.data] == ["bar", "bar", "scatter"]
     assert sum(rb.data[0].y) == 1 and sum(rb.data[1].y) == 1
+    # month ticks: a category axis of "Mon YYYY" labels, not a date axis that zooms to milliseconds
+    assert rb.layout.xaxis.type == "category" and all(list(t.x) == list(heat.data[0].x) for t in rb.data)
+    assert rb.layout.yaxis.dtick == 1  # counts of one or two: no 0.2 ticks
+
+
+def test_a_single_month_keeps_month_ticks_and_the_heatmap_uses_weeks(tmp_path):
+    from trends_data import facts_records
+
+    from workbench.store import Store
+
+    s = Store(tmp_path)
+    recs = facts_records()
+    days = ["02-27", "03-04", "03-11", "03-18", "03-25", "04-02"]  # one complete month: March
+    for r, day in zip(recs, days, strict=True):
+        r.pr["merged_at"] = f"2024-{day}T12:00:00Z"
+    s.write_prs(s.upsert_repo(FACTS_REPO), recs)
+    d = load_trend_data(s, FACTS_REPO, as_of="2024-04-10", verdicts=False)
+    rb = G.reverts_breaking(d)
+    assert rb.layout.xaxis.type == "category" and list(rb.data[0].x) == ["Mar 2024"]
+    heat = G.churn_heatmap(d)
+    assert len(heat.data[0].x) >= 4 and all(label.endswith("2024") for label in heat.data[0].x)
 
 
 def test_facts_only_data_says_what_it_lacks(facts_figs):
