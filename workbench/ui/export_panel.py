@@ -4,8 +4,12 @@ The app flushes the editor before calling these, so an export never misses the l
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import ipywidgets as w
 
@@ -15,38 +19,56 @@ from .panels import e
 from .status import StatusLine, guarded, optional
 
 
-def jupyter_root(env: dict[str, str] | None = None, cwd: str | None = None) -> Path | None:
-    """The directory the Jupyter server serves, seen from its kernel; None outside a Jupyter kernel.
+@dataclass
+class JupyterServer:
+    root: Path  # the directory it serves
+    base_url: str  # "/" unless the server runs under a prefix
 
-    jupyter_server starts a notebook's kernel in the notebook's directory with JPY_SESSION_NAME set to the
-    notebook's path under the server root, so the root is the kernel's directory minus that path's parent."""
+
+def jupyter_server(env: Mapping[str, str] | None = None, cwd: str | None = None) -> JupyterServer | None:
+    """The Jupyter server this kernel belongs to; None outside one (a plain Python process, Voila).
+
+    A server writes `jpserver-<pid>.json` (root_dir, base_url, ...) in the Jupyter runtime directory and
+    starts its kernels as child processes, so the kernel's parent names its file (only root_dir and
+    base_url are read from it). Else, older servers set JPY_SESSION_NAME to the notebook's path under the
+    root, in whose directory the kernel starts."""
     env = os.environ if env is None else env
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+
+        info = Path(jupyter_runtime_dir()) / f"jpserver-{os.getppid()}.json"
+        if info.is_file():
+            d = json.loads(info.read_text())
+            return JupyterServer(Path(d["root_dir"]).expanduser(), d.get("base_url") or "/")
+    except (ImportError, OSError, ValueError, KeyError):
+        pass
     session = env.get("JPY_SESSION_NAME")
-    if not session or session.startswith(("/", "\\")):
+    if not session or os.path.isabs(session):
         return None
     here = Path(cwd or os.getcwd()).resolve()
     depth = len(Path(session).parent.parts)
     if depth > len(here.parents):
         return None
-    return here.parents[depth - 1] if depth else here
+    return JupyterServer(here.parents[depth - 1] if depth else here, "/")
 
 
-def export_link_html(path: Path, label: str, root: Path | None = None) -> str:
+def export_link_html(path: Path, label: str, server: JupyterServer | None = None) -> str:
     """What was written, and an "open" link when the file is under the Jupyter server's root.
 
-    The link carries the path under the root (`data-wb-open`); keys.js opens it in JupyterLab when it is
-    clicked (beside the notebook, or in a new JupyterLab tab). A plain relative href would resolve against
-    the page's URL (/lab/tree/...) and land on a blank page. Outside the root JupyterLab cannot open the
-    file, so no link is offered."""
+    The link is JupyterLab's URL of the file (<base>/lab/tree/<path under the root>), and carries that
+    path in `data-wb-open` so keys.js can open it beside the notebook instead. A path relative to the
+    kernel's directory, as before, resolved against the page's URL (/lab/tree/...) to a blank page.
+    Outside the root JupyterLab cannot open the file, so no link is offered."""
     shown = f"{e(label)}: <code>{e(str(path))}</code>"
-    if root is None:
+    if server is None:
         return shown
     try:
-        rel = Path(path).resolve().relative_to(Path(root).resolve())
+        rel = Path(path).resolve().relative_to(server.root.resolve()).as_posix()
     except ValueError:  # outside the root
         return shown + ' <span class="wb-dim">(outside the Jupyter root: open it from a terminal)</span>'
+    href = server.base_url.rstrip("/") + "/lab/tree/" + quote(rel)
     return (
-        f'{shown} · <a href="#" data-wb-open="{e(rel.as_posix())}" target="_blank" '
+        f'{shown} · <a href="{e(href)}" data-wb-open="{e(rel)}" target="_blank" '
         f'rel="noopener noreferrer">open</a>'
     )
 
@@ -71,7 +93,7 @@ class ExportPanel:
 
     def _done(self, path: Path, label: str) -> Path:
         self.last_export = path
-        self.w_export.value = export_link_html(path, label, jupyter_root())
+        self.w_export.value = export_link_html(path, label, jupyter_server())
         self.status.show(f"exported {path.name}")
         return path
 

@@ -7,32 +7,19 @@
 // mousedown (so a click on a non-input part of the app takes the focus back to the app's root); a button
 // keeps the focus after a click (Next, Prev, Draft...), and it may then be disabled or re-rendered, which
 // drops the focus on <body> (so buttons hand the focus to the root after their click); a text box keeps
-// it after typing (Escape hands it to the root).
+// it after typing (Escape hands it to the root). ipywidgets' text boxes stop their key events from
+// bubbling (so JupyterLab's shortcuts do not fire while typing), so the root listens in the capture phase.
 const TYPING = ["INPUT", "TEXTAREA", "SELECT", "OPTION"];
 const typing = (t) => t && (t.isContentEditable || TYPING.includes(t.tagName));
 
-// JupyterLab serves a file of its root at <base>/lab/tree/<path>; the base URL is in the page's config.
-function labUrl(path) {
-  let base = "/";
-  const cfg = document.getElementById("jupyter-config-data");
-  try {
-    base = (cfg && JSON.parse(cfg.textContent).baseUrl) || "/";
-  } catch (err) {
-    base = "/";
-  }
-  const tail = path.split("/").map(encodeURIComponent).join("/");
-  return base.replace(/\/?$/, "/") + "lab/tree/" + tail;
-}
-
+// The export pane's "open" link is JupyterLab's URL of the file (a new JupyterLab tab); where the page
+// exposes the app (expose_app_in_browser), the file opens beside the notebook instead.
 function openExport(event, link) {
-  const path = link.getAttribute("data-wb-open");
-  const app = window.jupyterapp; // exposed when JupyterLab runs with expose_app_in_browser
+  const app = window.jupyterapp;
   if (app && app.commands && app.commands.hasCommand("docmanager:open")) {
-    event.preventDefault(); // open beside the notebook, in this JupyterLab
-    app.commands.execute("docmanager:open", { path });
-    return;
+    event.preventDefault();
+    app.commands.execute("docmanager:open", { path: link.getAttribute("data-wb-open") });
   }
-  link.href = labUrl(path); // else a new JupyterLab tab on the file (the default action follows)
 }
 
 function render({ model, el }) {
@@ -70,13 +57,13 @@ function render({ model, el }) {
     }
     root.setAttribute("data-lm-suppress-shortcuts", "true");
     if (!root.hasAttribute("tabindex")) root.tabIndex = 0;
-    root.addEventListener("keydown", onKey);
+    root.addEventListener("keydown", onKey, true);
     root.addEventListener("click", onClick);
   };
   attach();
   return () => {
     if (root) {
-      root.removeEventListener("keydown", onKey);
+      root.removeEventListener("keydown", onKey, true);
       root.removeEventListener("click", onClick);
     }
   };
