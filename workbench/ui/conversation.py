@@ -122,8 +122,9 @@ def description_html(body: str, conventions: Any | None) -> str:
     for seg in segments:
         if seg.template:
             lines = seg.text.count("\n") + 1
+            what = f"template text ({lines} line{'s' if lines > 1 else ''}), folded"
             out.append(
-                f'<details class="wb-template"><summary>template text ({lines} lines), folded</summary>'
+                f'<details class="wb-template"><summary>{what}</summary>'
                 f'<div class="wb-md">{markdown.render(seg.text)}</div></details>'
             )
         else:
@@ -323,7 +324,11 @@ def entry_html(x: Entry) -> str:
 
 CONVERSATION_CSS = """
 .wb-conv { font-size: 13px; }
+/* ipywidgets' HTML content is a flex item as wide as its longest line, and line-spaced like a
+   one-line widget: here it must shrink to the tab, wrap, and read as text */
+.wb-conv > .widget-html-content { min-width: 0; width: 100%; line-height: 1.45; }
 .wb-conv .wb-md { overflow-wrap: anywhere; }
+.wb-conv .wb-md h1, .wb-conv .wb-md h2, .wb-conv .wb-md h3, .wb-conv .wb-md h4 { font-size: 14px; margin: 10px 0 4px; }
 .wb-conv .wb-md pre { overflow-x: auto; background: #f6f8fa; padding: 4px; }
 .wb-conv .wb-md table { border-collapse: collapse; } .wb-conv .wb-md td, .wb-conv .wb-md th { border: 1px solid #d0d7de; padding: 2px 6px; }
 .wb-conv-desc { border: 1px solid #d0d7de; border-radius: 6px; padding: 4px 10px; margin-bottom: 8px; }
