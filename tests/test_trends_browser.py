@@ -93,6 +93,6 @@ def test_report_in_chromium_fits_its_table_and_labels_its_axes(tmp_path):
         ticks = page.evaluate(
             "() => [...document.querySelectorAll('#churn_heatmap .xtick text')].map(t => t.textContent)"
         )
-        assert ticks == ["08 Jan 2024", "15 Jan 2024", "22 Jan 2024"], ticks
+        assert ticks == ["Jan 08, 2024", "Jan 15, 2024", "Jan 22, 2024"], ticks
         page.locator("table.summary").screenshot(path=str(tmp_path / "summary.png"))
         assert not dialogs

@@ -61,7 +61,7 @@ def test_rich_data_draws_every_chart_but_the_monthly_one(figs):
 def test_churn_heatmap_of_a_short_selection_has_a_column_per_week(figs):
     heat = figs["churn_heatmap"]
     # complete ISO weeks of the data: Jan 8, 15 and 22 (see trends_data)
-    assert list(heat.data[0].x) == ["08 Jan 2024", "15 Jan 2024", "22 Jan 2024"]
+    assert list(heat.data[0].x) == ["Jan 08, 2024", "Jan 15, 2024", "Jan 22, 2024"]
     assert "week" in heat.layout.title.text and heat.layout.xaxis.type == "category"
     assert "Week" in heat.layout.xaxis.title.text and len(heat.data[0].y) > 1
 
@@ -142,6 +142,8 @@ def test_monthly_charts_draw_on_a_long_history(tmp_path):
     # month ticks: a category axis of "Mon YYYY" labels, not a date axis that zooms to milliseconds
     assert rb.layout.xaxis.type == "category" and all(list(t.x) == list(heat.data[0].x) for t in rb.data)
     assert rb.layout.yaxis.dtick == 1  # counts of one or two: no 0.2 ticks
+    weekly = G.merged_per_week(d)  # 17 complete weeks: plotly's own (month) ticks
+    assert not lacks(weekly) and weekly.layout.xaxis.dtick is None
 
 
 def test_a_single_month_keeps_month_ticks_and_the_heatmap_uses_weeks(tmp_path):
@@ -203,3 +205,10 @@ def test_clone_backfill_lacks_creation_times_and_reviews_but_has_paths(tmp_path)
     assert "no PR creation times" in lacks(figs["time_to_merge"])
     assert "no reviews" in lacks(figs["time_to_first_review"])
     assert lacks(figs["path_treemap"]) is None and "cloned/trainer/m4.py" in figs["path_treemap"].data[0].ids
+
+
+def test_weekly_charts_of_a_few_weeks_tick_once_a_week_by_date(figs):
+    for name in ("merged_per_week", "verdict_mix"):
+        ax = figs[name].layout.xaxis  # three complete weeks
+        assert ax.dtick == 7 * 24 * 3600 * 1000 and ax.tickformat == "%b %d<br>%Y", name
+        assert str(ax.tick0).startswith("2024-01-08"), ax.tick0

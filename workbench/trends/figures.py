@@ -97,6 +97,18 @@ def _whole_counts(fig: go.Figure, peak: float, axis: str = "y") -> None:
     update(rangemode="tozero", **({"dtick": 1} if peak <= 8 else {}))
 
 
+WEEK_MS = 7 * 24 * 3600 * 1000
+FEW_WEEKS = 12
+
+
+def _week_ticks(fig: go.Figure, weeks: pd.Index) -> None:
+    """A tick per week, labelled by its Monday, on a short selection: left alone, plotly zooms a date
+    axis holding one or two weeks in to hours (`00:00:00 Aug 10, 2026`). Longer ones keep plotly's
+    month ticks."""
+    if 0 < len(weeks) <= FEW_WEEKS:
+        fig.update_xaxes(tick0=weeks[0], dtick=WEEK_MS, tickformat="%b %d<br>%Y")
+
+
 def _no_weeks(data: TrendData) -> str:
     return (
         f"No complete week between {_d(data.start)} and {_d(data.as_of)}: partial weeks are left out "
@@ -124,6 +136,7 @@ def merged_per_week(data: TrendData, *, top: int = 8) -> go.Figure:
         color = "#c7c7c7" if area == "other" else None  # the catch-all should not compete with real areas
         fig.add_bar(x=table.index, y=table[area], name=esc(area), marker_color=color)
     _whole_counts(fig, table.sum(axis=1).max())
+    _week_ticks(fig, table.index)
     return fig
 
 
@@ -256,7 +269,7 @@ def month_labels(index: pd.Index) -> list[str]:
 
 
 def week_labels(index: pd.Index) -> list[str]:
-    return [ts.strftime("%d %b %Y") for ts in index]
+    return [ts.strftime("%b %d, %Y") for ts in index]  # as the weekly bar charts label their ticks
 
 
 def churn_heatmap(data: TrendData, *, top: int = 12) -> go.Figure:
@@ -331,6 +344,7 @@ def verdict_mix(data: TrendData) -> go.Figure:
         x=briefs.index, y=briefs, name="briefs written", mode="lines+markers", line=dict(color="#1f77b4")
     )
     _whole_counts(fig, max(table.sum(axis=1).max() if not table.empty else 0, briefs.max()))
+    _week_ticks(fig, weeks)
     if data.lacks.get("verdicts"):
         fig.add_annotation(text=_wrap(esc(data.lacks["verdicts"])), xref="paper", yref="paper", x=0.5, y=1.0,
                            showarrow=False, yanchor="bottom", font=dict(size=11, color="#555"))  # fmt: skip
