@@ -61,3 +61,38 @@ def test_trends_notebook_draws_charts_in_jupyterlab(lab):
         page.wait_for_timeout(500)
         assert not dialogs, f"a dialog fired: {dialogs}"
         assert page.locator(".wb-trends script").count() == 0
+
+
+class _NoServer:
+    """browser_page prints a server log when a test fails; the report is a file, served by nobody."""
+
+    def log_tail(self) -> str:
+        return "(no server: the report is a standalone file)"
+
+
+def test_report_in_chromium_fits_its_table_and_labels_its_axes(tmp_path):
+    from workbench.report import write_report
+
+    store = make_store(tmp_path / "cache", facts=False)
+    out = write_report(store, REPO, tmp_path / "report.html", verdicts=False)
+    store.close()
+    with browser_page(_NoServer(), width=1100, height=900, name="report") as (page, dialogs):
+        page.goto(out.as_uri())
+        page.wait_for_function(
+            "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 8", timeout=TIMEOUT
+        )
+        # Every metric name and value of the summary sits on one line ("46.0 h" wrapped before).
+        wrapped = page.evaluate(
+            """() => [...document.querySelectorAll('table.summary th, table.summary td.num')].filter(el => {
+                 const r = document.createRange(); r.selectNodeContents(el);
+                 return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1;
+               }).map(el => el.textContent)"""
+        )
+        assert wrapped == [], f"summary cells wrap: {wrapped}"
+        # The churn heatmap (four weeks of data: weekly columns) is drawn with one tick per column.
+        ticks = page.evaluate(
+            "() => [...document.querySelectorAll('#churn_heatmap .xtick text')].map(t => t.textContent)"
+        )
+        assert ticks == ["Jan 08, 2024", "Jan 15, 2024", "Jan 22, 2024"], ticks
+        page.locator("table.summary").screenshot(path=str(tmp_path / "summary.png"))
+        assert not dialogs

@@ -50,11 +50,20 @@ def test_every_figure_is_a_plain_figure_with_axis_titles(figs, facts_figs):
         assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text, name
 
 
-def test_rich_data_draws_every_chart_but_the_monthly_ones(figs):
-    # Four weeks of data hold no complete calendar month: the monthly charts say so (drawn below on a longer history).
+def test_rich_data_draws_every_chart_but_the_monthly_one(figs):
+    # Four weeks of data hold no complete calendar month: the monthly chart says so (drawn below on a
+    # longer history); the churn heatmap falls back to weeks.
     missing = {n: lacks(f) for n, f in figs.items() if lacks(f)}
-    assert set(missing) == {"churn_heatmap", "reverts_breaking"}
-    assert all("complete month" in m for m in missing.values())
+    assert set(missing) == {"reverts_breaking"}
+    assert "complete month" in missing["reverts_breaking"]
+
+
+def test_churn_heatmap_of_a_short_selection_has_a_column_per_week(figs):
+    heat = figs["churn_heatmap"]
+    # complete ISO weeks of the data: Jan 8, 15 and 22 (see trends_data)
+    assert list(heat.data[0].x) == ["Jan 08, 2024", "Jan 15, 2024", "Jan 22, 2024"]
+    assert "week" in heat.layout.title.text and heat.layout.xaxis.type == "category"
+    assert "Week" in heat.layout.xaxis.title.text and len(heat.data[0].y) > 1
 
 
 def test_merged_per_week_is_stacked_by_area(figs):
@@ -130,6 +139,29 @@ def test_monthly_charts_draw_on_a_long_history(tmp_path):
     rb = G.reverts_breaking(d)
     assert [t.type for t in rb.data] == ["bar", "bar", "scatter"]
     assert sum(rb.data[0].y) == 1 and sum(rb.data[1].y) == 1
+    # month ticks: a category axis of "Mon YYYY" labels, not a date axis that zooms to milliseconds
+    assert rb.layout.xaxis.type == "category" and all(list(t.x) == list(heat.data[0].x) for t in rb.data)
+    assert rb.layout.yaxis.dtick == 1  # counts of one or two: no 0.2 ticks
+    weekly = G.merged_per_week(d)  # 17 complete weeks: plotly's own (month) ticks
+    assert not lacks(weekly) and weekly.layout.xaxis.dtick is None
+
+
+def test_a_single_month_keeps_month_ticks_and_the_heatmap_uses_weeks(tmp_path):
+    from trends_data import facts_records
+
+    from workbench.store import Store
+
+    s = Store(tmp_path)
+    recs = facts_records()
+    days = ["02-27", "03-04", "03-11", "03-18", "03-25", "04-02"]  # one complete month: March
+    for r, day in zip(recs, days, strict=True):
+        r.pr["merged_at"] = f"2024-{day}T12:00:00Z"
+    s.write_prs(s.upsert_repo(FACTS_REPO), recs)
+    d = load_trend_data(s, FACTS_REPO, as_of="2024-04-10", verdicts=False)
+    rb = G.reverts_breaking(d)
+    assert rb.layout.xaxis.type == "category" and list(rb.data[0].x) == ["Mar 2024"]
+    heat = G.churn_heatmap(d)
+    assert len(heat.data[0].x) >= 4 and all(label.endswith("2024") for label in heat.data[0].x)
 
 
 def test_facts_only_data_says_what_it_lacks(facts_figs):
@@ -173,3 +205,10 @@ def test_clone_backfill_lacks_creation_times_and_reviews_but_has_paths(tmp_path)
     assert "no PR creation times" in lacks(figs["time_to_merge"])
     assert "no reviews" in lacks(figs["time_to_first_review"])
     assert lacks(figs["path_treemap"]) is None and "cloned/trainer/m4.py" in figs["path_treemap"].data[0].ids
+
+
+def test_weekly_charts_of_a_few_weeks_tick_once_a_week_by_date(figs):
+    for name in ("merged_per_week", "verdict_mix"):
+        ax = figs[name].layout.xaxis  # three complete weeks
+        assert ax.dtick == 7 * 24 * 3600 * 1000 and ax.tickformat == "%b %d<br>%Y", name
+        assert str(ax.tick0).startswith("2024-01-08"), ax.tick0

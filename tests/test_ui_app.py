@@ -45,6 +45,17 @@ def test_opens_on_the_queue_and_steps(cache, tmp_path, monkeypatch):
     assert app.b_llm.disabled and "WORKBENCH_MODEL" in app.w_llm_reason.value
 
 
+def test_a_number_entered_in_the_pr_box_jumps_without_go(cache, tmp_path):
+    app = open_app(cache, tmp_path)
+    shows = []
+    real_show = app._show
+    app._show = lambda n: (shows.append(n), real_show(n))
+    app.w_jump.value = 3  # what the browser sends on Enter (IntText syncs on Enter, not per key)
+    assert app.record.number == 3 and app.w_pos.value == "4 / 6" and shows == [3]
+    app.next()  # the app showing the new number in the box is no jump of its own
+    assert app.record.number == 2 and app.w_jump.value == 2 and shows == [3, 2]
+
+
 def test_files_render_only_when_opened_in_key_order(cache, tmp_path):
     app = open_app(cache, tmp_path, number=20)
     key = [k.filename for k in app.analysis.key_files]
@@ -249,7 +260,9 @@ def test_untrusted_pr_is_inert_in_every_pane(cache, tmp_path):
         app.w_files.selected_index = i
     app.b_draft.click()
     app.compare()
-    app.w_side.selected_index = 1
+    for tab in range(len(app.w_side.children)):  # Conversation and Heuristics render when opened
+        app.w_side.selected_index = tab
+    assert "review thread on" in app.w_conv.value and "mallory" in app.w_conv.value
     for widget in app.html_widgets():
         assert not live_markup(widget.value), (widget, widget.value[:300])
     assert "&lt;script&gt;" in app.w_header.value

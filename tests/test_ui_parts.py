@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from workbench.ui.brief_editor import brief_state_text, is_human_text, pick_version
 from workbench.ui.diff_pane import LazyFiles, files_info_html, pages_of
 from workbench.ui.drafts import Throttle
-from workbench.ui.export_panel import export_link_html
+from workbench.ui.export_panel import JupyterServer, export_link_html, jupyter_server
 
 
 def test_a_machine_draft_replaces_only_machine_or_empty_text():
@@ -62,7 +62,36 @@ def test_throttle_pushes_at_most_every_interval_and_restarts_on_retry():
     assert pushed == ["a", "abc", "x"]
 
 
-def test_export_link_is_relative_to_the_notebook_and_escaped(tmp_path):
-    html = export_link_html(tmp_path / "out" / "d<1>.md", "digest <of> 3", cwd=str(tmp_path))
-    assert 'href="out/d&lt;1&gt;.md"' in html and "digest &lt;of&gt; 3: <code>" in html
+def test_export_link_is_jupyterlabs_url_of_the_file_and_is_escaped(tmp_path):
+    server = JupyterServer(tmp_path, "/prefix/")
+    html = export_link_html(tmp_path / "out" / "d<1> x.md", "digest <of> 3", server)
+    assert 'data-wb-open="out/d&lt;1&gt; x.md"' in html and "digest &lt;of&gt; 3: <code>" in html
+    # JupyterLab's URL of the file, not a path relative to the notebook (that landed on a blank page)
+    assert 'href="/prefix/lab/tree/out/d%3C1%3E%20x.md"' in html
     assert "<1>" not in html and "<of>" not in html
+
+
+def test_export_link_outside_the_root_or_outside_jupyter_is_only_text(tmp_path):
+    outside = export_link_html(tmp_path / "x.md", "PR", JupyterServer(tmp_path / "root", "/"))
+    assert "<a " not in outside and "outside the Jupyter root" in outside
+    assert "<a " not in export_link_html(tmp_path / "x.md", "PR", None)
+
+
+def test_jupyter_server_from_its_runtime_file_or_the_session_name(tmp_path, monkeypatch):
+    import json
+    import os
+
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "rt"))
+    nb_dir = tmp_path / "notebooks" / "sub"
+    nb_dir.mkdir(parents=True)
+    # an older server: JPY_SESSION_NAME is the notebook's path under the root
+    env = {"JPY_SESSION_NAME": "notebooks/sub/review.ipynb"}
+    assert jupyter_server(env, cwd=str(nb_dir)) == JupyterServer(tmp_path.resolve(), "/")
+    assert jupyter_server({"JPY_SESSION_NAME": "review.ipynb"}, cwd=str(nb_dir)).root == nb_dir.resolve()
+    assert jupyter_server({}, cwd=str(nb_dir)) is None  # a plain Python process: no server
+    assert jupyter_server({"JPY_SESSION_NAME": "/abs/review.ipynb"}, cwd=str(nb_dir)) is None
+    # the server that started this process wrote jpserver-<its pid>.json (jupyter_server 2 does)
+    (tmp_path / "rt").mkdir()
+    info = {"root_dir": str(tmp_path / "served"), "base_url": "/base/", "token": "not read"}
+    (tmp_path / "rt" / f"jpserver-{os.getppid()}.json").write_text(json.dumps(info))
+    assert jupyter_server({}, cwd=str(nb_dir)) == JupyterServer(tmp_path / "served", "/base/")

@@ -10,6 +10,16 @@ from workbench.store import Store
 
 REPO = "example-org/uitest"
 XSS = '<script>window.__xss=1;alert(1)</script><img src=x onerror="window.__xss=2;alert(2)">'
+# A description/comment that tries every way Markdown can carry live HTML: raw tags, event handlers,
+# javascript:/data: links and images, autolinks, raw <details>/<iframe>/<svg> and a template comment.
+HOSTILE_MARKDOWN = (
+    f"Body {XSS} [click](javascript:alert(6))\n\n"
+    '## Summary\n\n<details open><summary>raw</summary><iframe src="javascript:window.__xss=20"></iframe></details>\n\n'
+    '<a href="javascript:window.__xss=21">raw link</a> <svg onload="window.__xss=22"></svg>\n\n'
+    "![img](javascript:window.__xss=23) ![pixel](https://tracker.example/p.png) [data](data:text/html,x) "
+    "<javascript:window.__xss=24> [ok](https://example.org/ok)\n\n"
+    "<!-- template: describe your change -->\n"
+)
 
 
 def _patch(n_lines: int, *, start: int = 1, prefix: str = "value") -> str:
@@ -27,6 +37,7 @@ def pr(
     merged: bool = True,
     comments: list[dict] | None = None,
     reviews: list[dict] | None = None,
+    review_comments: list[dict] | None = None,
     labels: list[str] = (),
     url: str | None = None,
 ) -> PRRecord:
@@ -55,6 +66,7 @@ def pr(
         files=files,
         issue_comments=comments or [],
         reviews=reviews or [],
+        review_comments=review_comments or [],
         source="api",
     )
 
@@ -88,14 +100,37 @@ def untrusted_pr(number: int = 7) -> PRRecord:
         number,
         f"[ui] fix: escape {XSS}",
         files,
-        body=f"Body {XSS} [click](javascript:alert(6))",
+        body=HOSTILE_MARKDOWN,
         comments=[
             {
                 "id": 9001,
                 "user": {"login": "mallory"},
-                "body": f"comment {XSS}",
+                "body": f"comment {XSS}\n\n{HOSTILE_MARKDOWN}",
                 "created_at": "2026-01-05T00:00:00Z",
                 "updated_at": "2026-01-05T00:00:00Z",
+                "html_url": "javascript:alert(10)",
+            }
+        ],
+        reviews=[
+            {
+                "id": 9100,
+                "user": {"login": "<b>eve</b>"},
+                "body": f"review {XSS} [x](javascript:alert(11))",
+                "state": "COMMENTED",
+                "submitted_at": "2026-01-06T00:00:00Z",
+            }
+        ],
+        review_comments=[
+            {
+                "id": 9200,
+                "pull_request_review_id": 9100,
+                "user": {"login": "eve"},
+                "body": f"thread {XSS}",
+                "path": evil_name,
+                "line": 2,
+                "diff_hunk": "@@ -0,0 +1,2 @@\n+html = '<script>window.__xss=12</script>'\n+<img src=x onerror=\"window.__xss=13\">",
+                "created_at": "2026-01-06T00:00:00Z",
+                "thread_resolved": False,
             }
         ],
         labels=["<b>label</b>"],

@@ -26,6 +26,7 @@ h1 { font-size: 1.6rem; margin-bottom: .2rem; } .sub { color: #666; margin-top: 
 table.summary { border-collapse: collapse; margin: 1rem 0 2rem; }
 table.summary td, table.summary th { padding: .25rem .8rem; border-bottom: 1px solid #eee; text-align: left; }
 table.summary td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.summary th, table.summary td.num { white-space: nowrap; }  /* "46.0 h" on one line; definitions wrap */
 section.chart { margin: 2rem 0; } p.lacks { color: #8a6d3b; }
 ul.notes { color: #555; font-size: .9rem; }
 """

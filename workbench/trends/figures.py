@@ -97,6 +97,18 @@ def _whole_counts(fig: go.Figure, peak: float, axis: str = "y") -> None:
     update(rangemode="tozero", **({"dtick": 1} if peak <= 8 else {}))
 
 
+WEEK_MS = 7 * 24 * 3600 * 1000
+FEW_WEEKS = 12
+
+
+def _week_ticks(fig: go.Figure, weeks: pd.Index) -> None:
+    """A tick per week, labelled by its Monday, on a short selection: left alone, plotly zooms a date
+    axis holding one or two weeks in to hours (`00:00:00 Aug 10, 2026`). Longer ones keep plotly's
+    month ticks."""
+    if 0 < len(weeks) <= FEW_WEEKS:
+        fig.update_xaxes(tick0=weeks[0], dtick=WEEK_MS, tickformat="%b %d<br>%Y")
+
+
 def _no_weeks(data: TrendData) -> str:
     return (
         f"No complete week between {_d(data.start)} and {_d(data.as_of)}: partial weeks are left out "
@@ -124,6 +136,7 @@ def merged_per_week(data: TrendData, *, top: int = 8) -> go.Figure:
         color = "#c7c7c7" if area == "other" else None  # the catch-all should not compete with real areas
         fig.add_bar(x=table.index, y=table[area], name=esc(area), marker_color=color)
     _whole_counts(fig, table.sum(axis=1).max())
+    _week_ticks(fig, table.index)
     return fig
 
 
@@ -245,23 +258,46 @@ def open_pr_age(data: TrendData, *, top: int = 30) -> go.Figure:
     return fig
 
 
+MIN_MONTHS = 3  # fewer complete months than this: the heatmap's columns are weeks
+
+
+def month_labels(index: pd.Index) -> list[str]:
+    """Month starts as "Oct 2026": monthly charts use a category axis of these. A date axis, given one or
+    two month-start timestamps, zooms in to sub-second ticks (`23:59:59.9996 Sep 30`) and draws the
+    bars a millisecond wide."""
+    return [ts.strftime("%b %Y") for ts in index]
+
+
+def week_labels(index: pd.Index) -> list[str]:
+    return [ts.strftime("%b %d, %Y") for ts in index]  # as the weekly bar charts label their ticks
+
+
 def churn_heatmap(data: TrendData, *, top: int = 12) -> go.Figure:
-    chart, title = "churn_heatmap", "Churn by area and month (changed lines in merged PRs)"
-    x, y = "Month (UTC; partial months excluded)", "Area"
+    """Changed lines per area and month; per week when the selection holds fewer than MIN_MONTHS
+    complete months (one column would show only a ranking of areas, not how churn moves)."""
+    title = "Churn by area and month (changed lines in merged PRs)"
+    chart, x, y = "churn_heatmap", "Month (UTC; partial months excluded)", "Area"
     table = F.churn_by_month(data, top=top)
+    labels = month_labels(table.columns)
+    if len(table.columns) < MIN_MONTHS:
+        weekly = F.churn_by_week(data, top=top)
+        if len(weekly.columns) > len(table.columns):
+            table, labels = weekly, week_labels(weekly.columns)
+            title = "Churn by area and week (changed lines in merged PRs)"
+            x = "Week (Monday, UTC; partial weeks excluded)"
     if table.empty or len(table.columns) == 0:
-        return lacking(chart, title, x, y, "No merged PRs in a complete month of this selection.")
+        return lacking(chart, title, x, y, "No merged PRs in a complete week or month of this selection.")
     fig = _base(chart, title, x, y, height=max(350, 28 * len(table) + 150))
     z = table.to_numpy(dtype=float)
     fig.add_heatmap(
         z=np.log10(z + 1),  # one 70k-line vendoring PR would otherwise wash out every other cell
-        x=[c.strftime("%b %Y") for c in table.columns], y=[esc(a) for a in table.index], customdata=z,
+        x=labels, y=[esc(a) for a in table.index], customdata=z,
         colorscale="Viridis", colorbar=dict(title="lines", tickvals=[0, 1, 2, 3, 4, 5],
                                             ticktext=["0", "10", "100", "1k", "10k", "100k"]),
         hovertemplate="%{y} %{x}: %{customdata:,.0f} lines<extra></extra>", name="churn",
     )  # fmt: skip
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(type="category")  # "2026-10" would otherwise become a date axis with one odd tick
+    fig.update_xaxes(type="category")  # labels, not dates: see month_labels
     return fig
 
 
@@ -272,13 +308,16 @@ def reverts_breaking(data: TrendData) -> go.Figure:
     if table.empty:
         return lacking(chart, title, x, y, "No complete month in this selection.")
     fig = _base(chart, title, x, y, barmode="group")
-    fig.add_bar(x=table.index, y=table["reverts"], name="reverts", marker_color="#9467bd")
-    fig.add_bar(x=table.index, y=table["breaking"], name="breaking changes", marker_color="#d62728")
+    months = month_labels(table.index)
+    fig.add_bar(x=months, y=table["reverts"], name="reverts", marker_color="#9467bd")
+    fig.add_bar(x=months, y=table["breaking"], name="breaking changes", marker_color="#d62728")
     share = (table["reverts"] + table["breaking"]) / table["merged"].where(table["merged"] > 0)
-    fig.add_scatter(x=table.index, y=share, name="share of merged PRs", mode="lines+markers", yaxis="y2",
+    fig.add_scatter(x=months, y=share, name="share of merged PRs", mode="lines+markers", yaxis="y2",
                     line=dict(color="#555", dash="dot"), hovertemplate="%{y:.1%}<extra></extra>")  # fmt: skip
     fig.update_layout(yaxis2=dict(title="Share of merged PRs", overlaying="y", side="right", tickformat=".0%",
                                   rangemode="tozero", showgrid=False))  # fmt: skip
+    fig.update_xaxes(type="category")  # see month_labels
+    _whole_counts(fig, table[["reverts", "breaking"]].to_numpy().max())
     return fig
 
 
@@ -305,6 +344,7 @@ def verdict_mix(data: TrendData) -> go.Figure:
         x=briefs.index, y=briefs, name="briefs written", mode="lines+markers", line=dict(color="#1f77b4")
     )
     _whole_counts(fig, max(table.sum(axis=1).max() if not table.empty else 0, briefs.max()))
+    _week_ticks(fig, weeks)
     if data.lacks.get("verdicts"):
         fig.add_annotation(text=_wrap(esc(data.lacks["verdicts"])), xref="paper", yref="paper", x=0.5, y=1.0,
                            showarrow=False, yanchor="bottom", font=dict(size=11, color="#555"))  # fmt: skip

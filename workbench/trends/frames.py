@@ -701,6 +701,19 @@ def churn_by_month(data: TrendData, *, top: int = 12) -> pd.DataFrame:
     return table
 
 
+def churn_by_week(data: TrendData, *, top: int = 12) -> pd.DataFrame:
+    """As churn_by_month, per complete ISO week: for selections too short to hold several months."""
+    p = data.prs[data.prs["state"].eq("merged") & data.prs["merged_at"].notna()]
+    weeks = complete_weeks(data.start, data.as_of)
+    if p.empty or len(weeks) == 0:
+        return pd.DataFrame(columns=weeks)
+    table = p.pivot_table(
+        index="area", columns=week_start(p["merged_at"]), values="lines", aggfunc="sum", fill_value=0
+    )
+    table = table.reindex(columns=weeks, fill_value=0)
+    return table.loc[table.sum(axis=1).sort_values(ascending=False).index[:top]]
+
+
 def monthly_flags(data: TrendData) -> pd.DataFrame:
     """Per complete month: merged PRs, reverts, breaking changes (title `[BREAKING]` or `!`)."""
     months = complete_months(data.start, data.as_of)

@@ -5,6 +5,8 @@ This module is the layout and the wiring of panels to the queue. Where each deci
 - what the heuristics say (cached per queue build, conventions, cross-refs): analyses.py;
 - the header and heuristics HTML: panels.py; the diff column (pages, lazy files): diff_pane.py + diffview.py;
 - the brief (autosave, drafts, history, conflicts, mark final): brief_editor.py + drafts.py + autosave.py;
+- the Conversation tab (description, comments, reviews, threads; rendered while open): conversation.py +
+  conversation_pane.py, Markdown through markdown.py;
 - exports: export_panel.py; the status line and error handling: status.py; j/k keys: keys.py.
 Every method a button calls is also a plain method (`next()`, `go(n)`, `draft_offline()`, `export_pr()`,
 ...) so tests and benchmarks drive the same code without a browser; handlers never raise into the void.
@@ -22,6 +24,8 @@ from ..store import Store, open_cache
 from . import diffview, panels
 from .analyses import Analyses
 from .brief_editor import BriefEditor
+from .conversation import CONVERSATION_CSS
+from .conversation_pane import ConversationPane
 from .diff_pane import PAGE_SIZE, DiffPane, raw_file
 from .export_panel import ExportPanel
 from .queue import Queue, QueueFilters, filter_numbers
@@ -40,6 +44,8 @@ _EDITOR_WIDGETS = (
     "b_compare", "b_final", "w_textdiff", "b_theirs", "b_mine", "w_conflict",
 )  # fmt: skip
 _EXPORT_WIDGETS = ("b_export_pr", "b_export_digest", "w_export")
+_CONVERSATION_WIDGETS = ("w_conv", "b_more")
+SIDE_TABS = ("Brief", "Conversation", "Heuristics")
 
 
 class ReviewApp:
@@ -69,9 +75,10 @@ class ReviewApp:
         self.w_status, self.log = self.status.widget, self.status.log
         self.analyses = Analyses(store, *_optional("workbench.analysis.pipeline"), log=self.log.append_stderr)
         self._analyses = self.analyses.cache  # (repo, number) -> Analysis | None; benchmarks clear it
-        self.bar = QueueBar(self._on_key)
+        self.bar = QueueBar(self._on_key, on_jump=self.go)
         self.diff = DiffPane(self.status, page_size=page_size, auto_open=auto_open)
         self.editor = BriefEditor(store, self.status, autosave_delay=autosave_delay)
+        self.conversation = ConversationPane(self.status)
         self.exporter = ExportPanel(store, self.status, Path(exports) if exports else exports_dir())
         self.autosaver = self.editor.autosaver
         for panel, names in (
@@ -79,6 +86,7 @@ class ReviewApp:
             (self.diff, _DIFF_WIDGETS),
             (self.editor, _EDITOR_WIDGETS),
             (self.exporter, _EXPORT_WIDGETS),
+            (self.conversation, _CONVERSATION_WIDGETS),
         ):
             for name in names:
                 setattr(self, name, getattr(panel, name))
@@ -123,7 +131,9 @@ class ReviewApp:
 
     # ---- layout and wiring ---------------------------------------------------------------------------
     def _build(self) -> None:
-        style = w.HTML(f"<style>{diffview.DIFF_CSS}{panels.APP_CSS}</style>")  # injected once
+        style = w.HTML(
+            f"<style>{diffview.DIFF_CSS}{panels.APP_CSS}{CONVERSATION_CSS}</style>"
+        )  # injected once
         self.w_header = w.HTML()
         self.w_heur = w.HTML()
         self.w_heur.add_class("wb-panel")
@@ -143,8 +153,15 @@ class ReviewApp:
                 ed.w_textdiff,
             ]
         )
-        self.w_side = w.Tab(children=[brief_box, self.w_heur], layout=w.Layout(width="42%"))
-        self.w_side.titles = ("Brief", "Heuristics")
+        self.w_side = w.Tab(
+            children=[brief_box, self.conversation.widget, self.w_heur], layout=w.Layout(width="42%")
+        )
+        self.w_side.titles = SIDE_TABS
+        # The conversation renders only while its tab is open (a PR may have hundreds of comments).
+        self.w_side.observe(
+            lambda ch: self.conversation.set_visible(ch["new"] == SIDE_TABS.index("Conversation")),
+            names="selected_index",
+        )
         columns = w.HBox([self.diff.widget, self.w_side])
         self.widget = w.VBox([style, self.bar.widget, self.w_header, self.w_status, columns, self.log])
         self.widget.add_class("wb-app")
@@ -189,7 +206,7 @@ class ReviewApp:
         """Every HTML widget whose value changes on a step (the benchmark sums what they send)."""
         ed = self.editor
         return [self.w_header, self.w_heur, self.w_files_info, ed.w_preview, ed.w_textdiff, self.w_status,
-                self.w_export, ed.w_llm_reason, *self.diff.pool]  # fmt: skip
+                self.w_export, ed.w_llm_reason, self.w_conv, *self.diff.pool]  # fmt: skip
 
     # ---- the queue ---------------------------------------------------------------------------------------
     def _repo_names(self) -> list[str]:
@@ -274,6 +291,7 @@ class ReviewApp:
         self.bar.show_position(self.queue)
         self.w_header.value = f'<div class="wb-note">{panels.e(message)}</div>'
         self.w_heur.value = ""
+        self.conversation.load(None, None)
         self.diff.load([], raw_file, [])
         self.editor.load(self.repo, None, None, self.lang)
         self.status.show(message, "warn")
@@ -293,6 +311,7 @@ class ReviewApp:
             parse = diff_mod.parse_file if diff_mod else raw_file
             self.diff.load(record.files, parse, key_files, truncated=bool(record.files_truncated))
             self.editor.load(self.repo, record, self.analysis, self.lang)
+            self.conversation.load(record, self.analyses.conventions)
             self.exporter.clear()
         if note:
             self.status.show(note, "warn")

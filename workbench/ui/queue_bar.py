@@ -14,7 +14,7 @@ from .status import optional
 
 
 class QueueBar:
-    def __init__(self, on_key: Callable[[str], None]):
+    def __init__(self, on_key: Callable[[str], None], on_jump: Callable[[int], None] | None = None):
         lay = w.Layout
         self.w_repo = w.Dropdown(description="Repo", layout=lay(width="260px"))
         self.w_state = w.Dropdown(options=STATES, description="State", layout=lay(width="170px"))
@@ -32,6 +32,11 @@ class QueueBar:
         self.w_pos = w.Label("0 / 0", layout=lay(min_width="70px"))
         self.w_jump = w.IntText(description="PR #", layout=lay(width="150px"))
         self.b_jump = w.Button(description="Go", layout=lay(width="50px"))
+        # IntText sends its value on Enter (and when it loses focus), not per keystroke: a value the
+        # reader typed is a jump, one the app shows (show_position) is not.
+        self._showing = False
+        self._on_jump = on_jump
+        self.w_jump.observe(self._jump_typed, names="value")
         keys_mod, keys_err = optional("workbench.ui.keys")
         self.w_keys = keys_mod.KeyListener(on_key) if keys_mod else w.HTML(f"<i>{e(keys_err)}</i>")
         filters = [self.w_repo, self.w_state, self.w_date_field, self.w_since, self.w_verdict, self.w_briefed]
@@ -77,4 +82,12 @@ class QueueBar:
         self.b_prev.disabled = queue.at_start
         self.b_next.disabled = queue.at_end
         if number is not None:
-            self.w_jump.value = number
+            self._showing = True
+            try:
+                self.w_jump.value = number
+            finally:
+                self._showing = False
+
+    def _jump_typed(self, change) -> None:
+        if not self._showing and self._on_jump is not None and change["new"] is not None:
+            self._on_jump(change["new"])
