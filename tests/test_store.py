@@ -467,7 +467,7 @@ def test_snapshot_equals_the_frame_built_from_rows(store, monkeypatch):
     def no_sql(*a, **k):
         raise AssertionError("the snapshot should have been read")
 
-    monkeypatch.setattr(store, "_frame", no_sql)
+    monkeypatch.setattr(store, "_pr_frame", no_sql)
     warm = store.prs(REPO)
     monkeypatch.undo()
     pd.testing.assert_frame_equal(warm, first, check_exact=True)  # dtypes included
@@ -527,7 +527,7 @@ def test_outdated_frame_never_replaces_a_current_snapshot(store):
 
 def test_write_racing_a_cold_read_never_leaves_a_stale_snapshot(store, monkeypatch):
     _mixed_store(store)
-    rows = store._frame
+    rows = store._pr_frame
 
     def rows_then_a_write(*a, **k):  # another process commits just after our rows were read
         out = rows(*a, **k)
@@ -535,7 +535,7 @@ def test_write_racing_a_cold_read_never_leaves_a_stale_snapshot(store, monkeypat
             other.write_pr(other.repo_pk(REPO), record(70))
         return out
 
-    monkeypatch.setattr(store, "_frame", rows_then_a_write)
+    monkeypatch.setattr(store, "_pr_frame", rows_then_a_write)
     assert 70 not in set(store.prs(REPO)["number"])
     monkeypatch.undo()
     assert 70 in set(store.prs(REPO)["number"])
