@@ -340,7 +340,7 @@ def run_cli(args: Any) -> int:
 
     from ..config import WorkbenchError
     from ..store import Store
-    from .memo import AnalysisMemo
+    from .memo import AnalysisMemo, stored_analyses
 
     repo = args.repo
     if "/" not in repo:
@@ -356,14 +356,15 @@ def run_cli(args: Any) -> int:
         numbers = store.prs(repo, numbers=args.number, since=args.since)["number"].tolist()
         known = store.known_prs(repo)
         conv = load_conventions(repo, getattr(args, "conventions", None), cache=getattr(args, "cache", None))
-        it = store.records(repo, numbers)
+        # Unchanged PRs come from the memo beside the cache by their stored stamp, without reading
+        # them; the rest are read in bulk and analysed (see memo.py). Analysis stays pure.
+        memo = AnalysisMemo.for_repo(repo, conv, getattr(args, "cache", None))
+        it = stored_analyses(store, repo, numbers, memo, known_prs=known)
         if len(numbers) > 50 and sys.stderr.isatty() or len(numbers) > 200:
             from tqdm import tqdm
 
             it = tqdm(it, total=len(numbers), desc=f"analyze {repo}", unit="PR", file=sys.stderr)
-        # Unchanged PRs come from the memo beside the cache (see analysis_memo.py); analysis stays pure.
-        memo = AnalysisMemo.for_repo(repo, conv, getattr(args, "cache", None))
-        df = analysis_frame(memo.analyze(r, known_prs=known) for r in it)
+        df = analysis_frame(it)
     finally:
         store.close()
     try:
@@ -372,7 +373,10 @@ def run_cli(args: Any) -> int:
         print(f"note: analysis memo not saved ({e})", file=sys.stderr)
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
-        print(json.dumps(df.to_dict(orient="records"), ensure_ascii=False, indent=1, default=str))
+        # Compact: output for programs (indenting 15,000 analyses cost more than reading them).
+        print(
+            json.dumps(df.to_dict(orient="records"), ensure_ascii=False, separators=(",", ":"), default=str)
+        )
         return 0
     flat = df.copy()
     for col in ("key_files", "key_symbols", "flags", "deciding", "areas"):

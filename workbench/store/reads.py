@@ -302,46 +302,50 @@ class ReadsMixin(StoreBase):
         }
 
     # Flat reads for trend charts: one query each, no raw JSON decoded (a record per PR is ~100x slower).
-    def reviews_frame(self, repo: str) -> pd.DataFrame:
+    # `numbers` narrows them to some PRs (a window), which the primary-key indexes then seek directly.
+    def reviews_frame(self, repo: str, numbers: Iterable[int] | None = None) -> pd.DataFrame:
         """One row per review: repo, number, author, state, submitted_at (UTC), commit_id."""
         pk = self._require_repo(repo)
+        which, args = _numbers_filter("v.number", numbers)
         df = self._frame(
             "SELECT ? AS repo, v.number, v.author, v.state, v.submitted_at, v.commit_id FROM reviews v "
             "JOIN prs p ON p.repo_pk=v.repo_pk AND p.number=v.number AND p.deleted_at IS NULL "
-            "WHERE v.repo_pk=? ORDER BY v.number, v.submitted_at, v.id",
-            (repo, pk),
+            f"WHERE v.repo_pk=? {which} ORDER BY v.number, v.submitted_at, v.id",
+            (repo, pk, *args),
         )
         df["submitted_at"] = _utc(df["submitted_at"])
         return df
 
-    def comments_frame(self, repo: str) -> pd.DataFrame:
+    def comments_frame(self, repo: str, numbers: Iterable[int] | None = None) -> pd.DataFrame:
         """One row per issue comment or review comment: repo, number, author, created_at (UTC), kind."""
         pk = self._require_repo(repo)
+        which, args = _numbers_filter("c.number", numbers)
         df = self._frame(
             "SELECT ? AS repo, c.number, c.author, c.created_at, c.kind FROM ("
             " SELECT number, author, created_at, 'issue' AS kind, repo_pk FROM issue_comments WHERE deleted_at IS NULL"
             " UNION ALL SELECT number, author, created_at, 'review' AS kind, repo_pk FROM review_comments) c "
             "JOIN prs p ON p.repo_pk=c.repo_pk AND p.number=c.number AND p.deleted_at IS NULL "
-            "WHERE c.repo_pk=? ORDER BY c.number, c.created_at",
-            (repo, pk),
+            f"WHERE c.repo_pk=? {which} ORDER BY c.number, c.created_at",
+            (repo, pk, *args),
         )
         df["created_at"] = _utc(df["created_at"])
         return df
 
-    def files_frame(self, repo: str) -> pd.DataFrame:
+    def files_frame(self, repo: str, numbers: Iterable[int] | None = None) -> pd.DataFrame:
         """One row per file in each PR's current file set: repo, number, filename, additions, deletions.
         Like `pr()`, falls back to the newest file set when the current key has none."""
         pk = self._require_repo(repo)
+        which, args = _numbers_filter("f.number", numbers)
         return self._frame(
             "SELECT ? AS repo, f.number, f.filename, f.additions, f.deletions FROM pr_files f "
             "JOIN prs p ON p.repo_pk=f.repo_pk AND p.number=f.number AND p.deleted_at IS NULL "
-            "WHERE f.repo_pk=? AND f.files_key=coalesce("
+            f"WHERE f.repo_pk=? {which} AND f.files_key=coalesce("
             " (SELECT p.files_key WHERE EXISTS (SELECT 1 FROM pr_files g WHERE g.repo_pk=p.repo_pk"
             "  AND g.number=p.number AND g.files_key=p.files_key)),"
             " (SELECT g.files_key FROM pr_files g WHERE g.repo_pk=p.repo_pk AND g.number=p.number"
             "  ORDER BY g.rowid DESC LIMIT 1)) "
             "ORDER BY f.number, f.position",
-            (repo, pk),
+            (repo, pk, *args),
         )
 
     def pr_count(self, repo_pk: int) -> int:
@@ -403,6 +407,14 @@ def _decode(payload: bytes) -> pd.DataFrame | None:
         return None
     # Written by another release with other columns or types: not ours to return.
     return df if list(df.dtypes.items()) == _FRAME_TYPES else None
+
+
+def _numbers_filter(column: str, numbers: Iterable[int] | None) -> tuple[str, list]:
+    """(SQL condition, its arguments) keeping `column` in `numbers`; nothing when None. json_each: one
+    bound parameter for any number of PRs (no SQLITE_MAX_VARIABLE_NUMBER)."""
+    if numbers is None:
+        return "", []
+    return f"AND {column} IN (SELECT value FROM json_each(?))", [json.dumps([int(n) for n in numbers])]
 
 
 def _file(raw: str, patch: str | None, status: str | None) -> dict:

@@ -274,10 +274,20 @@ def pr_frame(
             strict=True,
         )
     ]
-    df["activity_at"] = df["merged_at"].fillna(df["closed_at"]).fillna(df["created_at"])
+    df["activity_at"] = activity_at(df)
     merged = df["state"].eq("merged") if "state" in df else df["merged_at"].notna()
     df["time_to_merge_h"] = _hours(df["merged_at"] - df["created_at"]).where(merged)
     return df.drop(columns=[c for c in ("extra_json", "labels") if c in df])
+
+
+def activity_at(prs: pd.DataFrame) -> pd.Series:
+    """When a PR was last decided: its merge, else its close, else its creation."""
+    return prs["merged_at"].fillna(prs["closed_at"]).fillna(prs["created_at"])
+
+
+def in_window(prs: pd.DataFrame, since: pd.Timestamp) -> pd.Series:
+    """Which PRs a window starting at `since` shows: active since then, or still open."""
+    return (activity_at(prs) >= since) | prs["state"].eq("open")
 
 
 def _area(tags: list[str], from_paths: str | None, counts: tuple) -> str:
@@ -569,7 +579,7 @@ def build_trend_data(
         ends = pd.concat([times, df["updated_at"].dropna(), df["first_response_at"].dropna()])
         end = ends.max() if len(ends) else None
     if since_ts is not None:
-        df = df[(df["activity_at"] >= since_ts) | df["state"].eq("open")]
+        df = df[in_window(df, since_ts)]
     keep = set(df["number"])
     hr = human_reviews(reviews, df, bots) if reviews is not None else human_reviews(pd.DataFrame(), df)
     data = TrendData(
