@@ -261,12 +261,11 @@ class AnalysisMemo:
         except Exception:  # noqa: BLE001 - a corrupt or foreign memo is only a cold start
             self.entries = {}
 
-    def _stamp_key(self, stamp: str, repo: str) -> str:
+    def _stamp_key(self, stamp: tuple, repo: str) -> tuple:
         """The store's stamp says the PR is unchanged; the conventions must be unchanged too (the
         heuristics version is checked for the whole file). Without conventions, analysis uses the
         repository's defaults, and so does this key."""
-        conv = self.conventions or default_conventions(repo)
-        return f"{conventions_version(conv)}\x1e{stamp}"
+        return (conventions_version(self.conventions or default_conventions(repo)), *stamp)
 
     def _unpickle(self, entry: tuple) -> Analysis | None:
         try:
@@ -284,7 +283,7 @@ class AnalysisMemo:
         return self._unpickle(entry)
 
     def put(
-        self, record: PRRecord, analysis: Analysis, fingerprint: str | None = None, stamp: str | None = None
+        self, record: PRRecord, analysis: Analysis, fingerprint: str | None = None, stamp: tuple | None = None
     ) -> None:
         fp = fingerprint or analysis_fingerprint(record, self.conventions)
         blob = pickle.dumps(analysis, protocol=pickle.HIGHEST_PROTOCOL)
@@ -293,7 +292,7 @@ class AnalysisMemo:
         self._dirty = True
 
     def analyze(
-        self, record: PRRecord, *, known_prs: dict | None = None, stamp: str | None = None
+        self, record: PRRecord, *, known_prs: dict | None = None, stamp: tuple | None = None
     ) -> Analysis:
         """The memo's Analysis of `record`, or a fresh one (remembered). `stamp`: the store's stamp of
         the PR the record was read from, so the next stored read finds the entry without the record."""
@@ -312,12 +311,15 @@ class AnalysisMemo:
         self.put(record, a, fp, stamp)
         return a
 
-    def _stamped(self, repo: str, number: int, stamp: str) -> tuple | None:
-        """The entry of PR `number` if it was computed from the stored PR of this stamp."""
-        entry = self.entries.get(number)
-        if entry is None or len(entry) < 4 or entry[2] != self._stamp_key(stamp, repo):
-            return None
-        return entry
+    def stamped(self, repo: str, stamps: dict[int, tuple]) -> dict[int, tuple]:
+        """number -> entry, for the PRs whose entry was computed from the stored PR of this stamp."""
+        conv = conventions_version(self.conventions or default_conventions(repo))
+        out = {}
+        for n, stamp in stamps.items():
+            entry = self.entries.get(n)
+            if entry is not None and len(entry) == 4 and entry[2] == (conv, *stamp):
+                out[n] = entry
+        return out
 
     def save(self) -> None:
         if not self._dirty or self.path is None:
@@ -354,11 +356,12 @@ def stored_analyses(
     analysed, or found by fingerprint."""
     numbers = [int(n) for n in numbers]
     stamps = store.pr_stamps(repo, numbers)
+    current = memo.stamped(repo, stamps)
     for i in range(0, len(numbers), READ_BATCH):
         chunk = numbers[i : i + READ_BATCH]
         found: dict[int, Analysis] = {}
         for n in chunk:
-            entry = memo._stamped(repo, n, stamps[n]) if n in stamps else None
+            entry = current.get(n)
             a = memo._unpickle(entry) if entry is not None else None
             if a is not None:
                 memo.hits += 1
@@ -374,17 +377,19 @@ def stored_analyses(
 
 
 def stored_verdicts(
-    store: Any, repo: str, numbers: Iterable[int], memo: AnalysisMemo, *, known_prs: dict | None = None
+    store: Any, repo: str, numbers: Iterable[int], memo: AnalysisMemo
 ) -> tuple[list[VerdictSummary], list[str]]:
     """(verdict, audience and minutes of each cached PR in `numbers`; problems). Entries whose stamp
     matches are answered from the memo without unpickling; a PR whose analysis fails costs its own
-    verdict (named in the problems), not the others'."""
+    verdict (named in the problems), not the others'. No `known_prs`: they only name the PRs a
+    cross-reference points at, which no verdict reads (and every hit re-resolves them)."""
     numbers = [int(n) for n in numbers]
     stamps = store.pr_stamps(repo, numbers)
+    current = memo.stamped(repo, stamps)
     out: dict[int, VerdictSummary] = {}
     missing: list[int] = []
     for n in numbers:
-        entry = memo._stamped(repo, n, stamps[n]) if n in stamps else None
+        entry = current.get(n)
         if entry is None:
             missing.append(n)
         else:
@@ -394,7 +399,7 @@ def stored_verdicts(
     for i in range(0, len(missing), READ_BATCH):
         for record in store.prs_records(repo, missing[i : i + READ_BATCH]):
             try:
-                a = memo.analyze(record, known_prs=known_prs, stamp=stamps.get(record.number))
+                a = memo.analyze(record, stamp=stamps.get(record.number))
             except Exception as e:  # noqa: BLE001 - one odd PR should cost its own verdict, not the chart
                 problems.append(f"#{record.number}: {type(e).__name__}: {e}")
                 continue

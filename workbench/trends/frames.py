@@ -317,14 +317,22 @@ def file_roles(filenames: pd.Series) -> pd.Series:
             area = path_area(name)
             return {"doc": "docs", "test": "test", "ci": "ci"}.get(area, "code")
 
-    unique = filenames.unique()
-    return filenames.map(dict(zip(unique, (file_role(f) for f in unique), strict=True)))
+    return per_distinct(filenames, file_role)
+
+
+def per_distinct(values: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
+    """`values.map(fn)` calling fn once per distinct value: paths repeat across PRs, and mapping an
+    Arrow-backed string column element by element goes through Python for every row."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    distinct = np.asarray(uniques, dtype=object)  # one conversion, not an Arrow scalar per value
+    results = np.array([fn(u) for u in distinct] + [None], dtype=object)  # the last: for missing values
+    return pd.Series(results[codes], index=values.index, dtype=object)
 
 
 def _role_counts(files: pd.DataFrame | None, package: str | None) -> dict[str, dict[int, int]]:
     if files is None or files.empty:
         return {}
-    roles = file_roles(files["filename"])
+    roles = files["role"] if "role" in files else file_roles(files["filename"])
     out = {}
     for name, role in (("test", "test"), ("doc", "docs"), ("ci", "ci")):
         out[name] = files[roles.eq(role)].groupby("number").size().to_dict()
@@ -338,7 +346,7 @@ def _dominant_path_area(files: pd.DataFrame | None, area_of: Callable[[str], str
     if files is None or files.empty:
         return {}
     f = files.assign(
-        area=files["filename"].map(lambda x: normalize_tag(area_of(x))),
+        area=per_distinct(files["filename"], lambda x: normalize_tag(area_of(x))),
         lines=pd.to_numeric(files["additions"], errors="coerce").fillna(0)
         + pd.to_numeric(files["deletions"], errors="coerce").fillna(0)
         + 1,  # a rename with no lines still points at an area
@@ -553,6 +561,8 @@ def build_trend_data(
     files = (
         files if files is not None else pd.DataFrame(columns=["number", "filename", "additions", "deletions"])
     )
+    if "role" not in files:  # once here, not once per chart that needs it
+        files = files.assign(role=file_roles(files["filename"]))
     package = repo.split("/")[-1]
     df = pr_frame(prs, files, package=package, area_of=area_of, tag_aliases=tag_aliases)
     stats = review_stats(df, reviews, comments, bots)
@@ -767,7 +777,7 @@ def path_churn(
     f = data.files
     if f.empty:
         return pd.DataFrame(columns=["filename", "lines", "prs"])
-    roles = file_roles(f["filename"])
+    roles = f["role"] if "role" in f else file_roles(f["filename"])
     skipped = f.loc[roles.isin(skip_roles), "filename"].nunique()
     f = f[~roles.isin(skip_roles)]
     f = f.assign(

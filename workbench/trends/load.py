@@ -32,7 +32,7 @@ def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[p
         return pd.DataFrame(columns=VERDICT_FRAME_COLUMNS), [f"conventions for {repo}: {e}"]
     # The memo (one file beside the cache) answers unchanged PRs without reading them.
     memo = AnalysisMemo.for_repo(repo, conventions, store.path.parent)
-    summaries, problems = stored_verdicts(store, repo, numbers, memo, known_prs=store.known_prs(repo))
+    summaries, problems = stored_verdicts(store, repo, numbers, memo)
     try:
         memo.save()
     except OSError as e:  # a read-only cache directory costs speed next time, not the charts
