@@ -216,7 +216,7 @@ def memo_path(repo: str, cache: Any = None) -> Path:
 
 @dataclass(frozen=True)
 class VerdictSummary:
-    """What the trends chart of a PR's analysis: kept with the memo entry, so no unpickling."""
+    """What the trends chart from a PR's analysis, kept with its memo entry: read without unpickling."""
 
     number: int
     verdict: str

@@ -283,8 +283,7 @@ class ReadsMixin(StoreBase):
         which, args = _numbers_filter("number", numbers)
         sql = (
             "SELECT number, synced_at, updated_at, files_key, source, files_truncated, commits_truncated, "
-            "title, additions, deletions, changed_files, comments, review_comments, reviews, commits "
-            f"FROM prs WHERE repo_pk=? AND deleted_at IS NULL {which}"
+            f"comments, review_comments, reviews FROM prs WHERE repo_pk=? AND deleted_at IS NULL {which}"
         )
         return {row[0]: row[1:] for row in self.conn.execute(sql, (pk, *args))}
 

@@ -249,7 +249,11 @@ def pr_frame(
 
     extra_tags = extra("tags").where(extra("tags").notna(), extra("title_tags"))
     title_tags = df["title_tags"] if "title_tags" in df else pd.Series(None, index=df.index, dtype=object)
-    tags = [_tags(t, e, tag_aliases) for t, e in zip(title_tags, extra_tags, strict=True)]
+    # Plain object arrays: iterating an Arrow-backed column makes a Python scalar per row the slow way.
+    tags = [
+        _tags(t, e, tag_aliases)
+        for t, e in zip(title_tags.to_numpy(dtype=object), extra_tags.to_numpy(dtype=object), strict=True)
+    ]
     df["tags"] = [";".join(t) for t in tags]
     kinds = df["kind"].where(df["kind"].fillna("").astype(str).str.len() > 0, extra("kind")).fillna("")
     df["kind"] = kinds.map({k: normalize_kind(k) for k in kinds.unique()})
@@ -561,6 +565,21 @@ def build_trend_data(
     files = (
         files if files is not None else pd.DataFrame(columns=["number", "filename", "additions", "deletions"])
     )
+    since_ts = parse_since(since)
+    # The data's span is read from every PR; then a window keeps only its own PRs, so the rows below
+    # are built for the window, not for the whole history.
+    every = pd.DataFrame(
+        {
+            c: _utc(prs[c]) if c in prs else pd.Series(pd.NaT, index=prs.index, dtype="datetime64[ns, UTC]")
+            for c in PR_TIME_COLUMNS
+        }
+    )
+    times = pd.concat([every[c] for c in ("created_at", "merged_at", "closed_at")]).dropna()
+    all_prs = prs
+    if since_ts is not None:
+        every["state"] = prs["state"] if "state" in prs else None
+        prs = prs[in_window(every, since_ts).to_numpy()]
+        files = files[files["number"].isin(set(prs["number"]))]
     if "role" not in files:  # once here, not once per chart that needs it
         files = files.assign(role=file_roles(files["filename"]))
     package = repo.split("/")[-1]
@@ -580,16 +599,12 @@ def build_trend_data(
     df["brief_at"] = _lookup_time(df["number"], b.drop_duplicates("number").set_index("number")["created_at"])
     df["has_brief"] = df["brief_at"].notna()
 
-    since_ts = parse_since(since)
-    times = pd.concat([df[c] for c in ("created_at", "merged_at", "closed_at")]).dropna()
     start = since_ts if since_ts is not None else (times.min() if len(times) else None)
     if as_of is not None:
         end = parse_since(as_of)
     else:
-        ends = pd.concat([times, df["updated_at"].dropna(), df["first_response_at"].dropna()])
+        ends = pd.concat([times, every["updated_at"].dropna(), df["first_response_at"].dropna()])
         end = ends.max() if len(ends) else None
-    if since_ts is not None:
-        df = df[in_window(df, since_ts)]
     keep = set(df["number"])
     hr = human_reviews(reviews, df, bots) if reviews is not None else human_reviews(pd.DataFrame(), df)
     data = TrendData(
@@ -600,7 +615,7 @@ def build_trend_data(
         briefs=b[b["number"].isin(keep)] if len(b) else b,
         start=start,
         as_of=end,
-        reviews_known=_reviews_known(prs),
+        reviews_known=_reviews_known(all_prs),
     )
     data.lacks = what_lacks(data, reviews_known=data.reviews_known)
     return data
