@@ -6,8 +6,9 @@ WORKBENCH_BENCH_RUFF_CACHE; without it the benchmark says so and skips:
     python -m workbench.cli sync astral-sh/ruff --from-git PATH/TO/ruff --cache /tmp/ruff-cache
     WORKBENCH_BENCH_RUFF_CACHE=/tmp/ruff-cache python benchmarks/run.py scale
 
-The cache file is only read (and given its PR-frame snapshot). Each side gets its own directory whose workbench.db is a symlink to
-the given one, so each keeps its own analysis memo and frame snapshots beside it.
+The cache file is only read (and given its PR-frame snapshot). Each side gets its own directory whose
+workbench.db is a symlink to the given one, so each keeps its own analysis memo and files snapshot
+(the two sides' memo formats differ: sharing one would make every run of each side a cold one).
 
 (a) warm whole-history `workbench analyze --format json` (a process each, output discarded): ours vs
     the same command of the code before this work (BASELINE_COMMIT, unpacked with `git archive`),
@@ -18,7 +19,7 @@ the given one, so each keeps its own analysis memo and frame snapshots beside it
 (c) Opening the trends app (`TrendsApp(store, repo)`: frames, verdicts from the memo, 11 figures) on
     the whole history, warm memo and imports, in a process of its own: ours vs today's code (one
     timed opening each, after an untimed one). Goal: <= 2 s.
-Medians of REPEATS. The machine's load average is printed: the goals were set on a quiet machine.
+(a) and (b) are medians of REPEATS. The load average is printed: the goals were set on a quiet machine.
 
 Run: WORKBENCH_BENCH_RUFF_CACHE=DIR python benchmarks/bench_scale.py
 """
