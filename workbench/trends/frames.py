@@ -195,6 +195,13 @@ def _bool(v: Any) -> bool:
     return bool(v) if v is not None and not (isinstance(v, float) and math.isnan(v)) else False
 
 
+def _truthy(values: pd.Series) -> pd.Series:
+    """`_bool` of each value: a boolean column as it is, anything else decided once per distinct value."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.fillna(False).astype(bool)
+    return per_distinct(values, _bool).fillna(False).astype(bool)
+
+
 def _hours(delta: pd.Series) -> pd.Series:
     return delta.dt.total_seconds() / 3600.0
 
@@ -258,7 +265,7 @@ def pr_frame(
     kinds = df["kind"].where(df["kind"].fillna("").astype(str).str.len() > 0, extra("kind")).fillna("")
     df["kind"] = kinds.map({k: normalize_kind(k) for k in kinds.unique()})
     for flag in ("breaking", "revert"):
-        df[flag] = df[flag].map(_bool).astype(bool) | extra(flag).map(_bool).astype(bool)
+        df[flag] = _truthy(df[flag]) | _truthy(extra(flag))
     df.loc[df["revert"] & (df["kind"] == "untyped"), "kind"] = "revert"
 
     role_counts = _role_counts(files, package)
