@@ -12,7 +12,14 @@ from heuristics_helpers import file, hunk, record, user
 
 from workbench.analysis import memo as analysis_memo
 from workbench.analysis.conventions import load_conventions
-from workbench.analysis.memo import AnalysisMemo, analysis_fingerprint, memo_path
+from workbench.analysis.memo import (
+    AnalysisMemo,
+    VerdictSummary,
+    analysis_fingerprint,
+    memo_path,
+    stored_analyses,
+    stored_verdicts,
+)
 from workbench.analysis.pipeline import analyze
 from workbench.cli import main
 from workbench.store import Store
@@ -189,7 +196,9 @@ def test_cli_analyze_reuses_the_memo(tmp_path, capsys):
 
     def run():
         assert main(["--cache", str(tmp_path), "analyze", REPO, "--format", "json"]) == 0
-        return json.loads(capsys.readouterr().out)
+        out = capsys.readouterr().out
+        assert out.count("\n") == 1 and '", "' not in out  # compact: one line, no padding
+        return json.loads(out)
 
     first = run()
     path = memo_path(REPO, tmp_path)
@@ -238,7 +247,7 @@ def test_a_planted_pickle_cannot_run_code(tmp_path):
     conv = load_conventions(REPO)
     path, marker = tmp_path / "m.pickle", tmp_path / "ran"
     version = analysis_memo.heuristics_version()
-    path.write_bytes(pickle.dumps(("workbench-analysis-memo/1", version, {7: _Touch(marker)})))
+    path.write_bytes(pickle.dumps((analysis_memo._MAGIC, version, {7: _Touch(marker)})))
     assert AnalysisMemo(path, conv).entries == {}
     assert not marker.exists()
     rec = rich_record(7)
@@ -283,3 +292,110 @@ def test_hits_equal_fresh_analyses_on_the_verl_history(tmp_path):
             == analyze(r, conventions=conv, known_prs=known).to_dict()
         )
     assert (memo.hits, memo.misses) == (len(records), 0)
+
+
+# ---- PRs in the cache: found by the store's stamp, read in bulk ---------------------------------------------
+
+
+def _cached(tmp_path, n: int = 6) -> Store:
+    store = Store(tmp_path)
+    pk = store.upsert_repo(REPO, 1)
+    for i in range(1, n + 1):
+        rec = rich_record(i)
+        rec.pr["updated_at"] = f"2026-01-0{i}T00:00:00Z"
+        rec.pr["head"] = {"sha": f"{i:040x}"}
+        store.write_pr(pk, rec)
+    return store
+
+
+def test_stored_analyses_read_only_what_changed(tmp_path, monkeypatch):
+    store = _cached(tmp_path)
+    conv = load_conventions(REPO)
+    known = store.known_prs(REPO)
+    numbers = [6, 2, 4, 1, 3, 5]
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    first = [a.to_dict() for a in stored_analyses(store, REPO, numbers, memo, known_prs=known)]
+    assert memo.misses == 6 and [a["number"] for a in first] == numbers
+    assert first == [
+        analyze(r, conventions=conv, known_prs=known).to_dict() for r in store.records(REPO, numbers)
+    ]
+    memo.save()
+
+    read: list[list[int]] = []
+    real = store.prs_records
+    monkeypatch.setattr(store, "prs_records", lambda repo, ns: read.append(list(ns)) or real(repo, ns))
+    monkeypatch.setattr(analysis_memo, "analysis_fingerprint", lambda *a: pytest.fail("re-hashed"))
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    again = [a.to_dict() for a in stored_analyses(store, REPO, numbers, memo, known_prs=known)]
+    assert again == first and read == [] and (memo.hits, memo.misses) == (6, 0)
+    monkeypatch.undo()
+
+    # One PR rewritten by a sync: only it is read and analysed again.
+    monkeypatch.setattr(store, "prs_records", lambda repo, ns: read.append(list(ns)) or real(repo, ns))
+    changed = rich_record(4)
+    changed.files = [file("docs/guide.md", hunk(1, ["+# Guide", "+Read me."]))]
+    changed.pr["updated_at"] = "2026-02-01T00:00:00Z"
+    store.write_pr(store.repo_pk(REPO), changed)
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    third = {a.number: a for a in stored_analyses(store, REPO, numbers, memo, known_prs=known)}
+    assert read == [[4]] and (memo.hits, memo.misses) == (5, 1)
+    assert third[4].to_dict() == analyze(store.pr(REPO, 4), conventions=conv, known_prs=known).to_dict()
+    store.close()
+
+
+def test_stored_verdicts_come_from_the_memo_without_unpickling(tmp_path, monkeypatch):
+    store = _cached(tmp_path)
+    conv = load_conventions(REPO)
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    for r in store.records(REPO):
+        memo.analyze(r)  # remembered by fingerprint only (as the review app does): no stamp yet
+    summaries, problems = stored_verdicts(store, REPO, [1, 2, 3], memo)
+    assert problems == [] and memo.misses == 6  # found by fingerprint: nothing analysed again
+    expected = {r.number: analyze(r, conventions=conv) for r in store.records(REPO, [1, 2, 3])}
+    assert summaries == [
+        VerdictSummary(n, expected[n].verdict, expected[n].audience, expected[n].minutes) for n in (1, 2, 3)
+    ]
+    monkeypatch.setattr(analysis_memo, "_loads", lambda blob: pytest.fail("unpickled"))
+    monkeypatch.setattr(store, "prs_records", lambda *a: pytest.fail("read a record"))
+    assert stored_verdicts(store, REPO, [1, 2, 3], memo) == (summaries, [])
+    store.close()
+
+
+def test_stored_verdicts_name_a_failing_pr_and_keep_the_others(tmp_path, monkeypatch):
+    store = _cached(tmp_path, 3)
+    memo = AnalysisMemo(tmp_path / "m.pickle", load_conventions(REPO))
+    real = analysis_memo.analyze
+
+    def fails_on_2(record, **kw):
+        if record.number == 2:
+            raise ValueError("odd patch")
+        return real(record, **kw)
+
+    monkeypatch.setattr(analysis_memo, "analyze", fails_on_2)
+    summaries, problems = stored_verdicts(store, REPO, [1, 2, 3], memo)
+    assert [s.number for s in summaries] == [1, 3] and problems == ["#2: ValueError: odd patch"]
+    store.close()
+
+
+def test_a_conventions_change_is_not_served_from_stamps(tmp_path):
+    store = _cached(tmp_path, 2)
+    memo = AnalysisMemo(tmp_path / "m.pickle", load_conventions(REPO))
+    list(stored_analyses(store, REPO, [1, 2], memo))
+    p = tmp_path / "strict.toml"
+    p.write_text("[thresholds]\ndeep_score = 0.01\n")
+    strict = AnalysisMemo(tmp_path / "m.pickle", load_conventions(None, p))
+    strict.entries = memo.entries
+    list(stored_analyses(store, REPO, [1, 2], strict))
+    assert strict.misses == 2
+    store.close()
+
+
+def test_the_memo_imports_the_pipeline_at_top_level():
+    import subprocess
+    import sys
+
+    code = (
+        "import workbench.analysis.memo as m, workbench.analysis.pipeline as p; assert m.analyze is p.analyze"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -469,7 +469,7 @@ def test_snapshot_equals_the_frame_built_from_rows(store, monkeypatch):
     def no_sql(*a, **k):
         raise AssertionError("the snapshot should have been read")
 
-    monkeypatch.setattr(store, "_frame", no_sql)
+    monkeypatch.setattr(store, "_pr_frame", no_sql)
     warm = store.prs(REPO)
     monkeypatch.undo()
     pd.testing.assert_frame_equal(warm, first, check_exact=True)  # dtypes included
@@ -529,7 +529,7 @@ def test_outdated_frame_never_replaces_a_current_snapshot(store):
 
 def test_write_racing_a_cold_read_never_leaves_a_stale_snapshot(store, monkeypatch):
     _mixed_store(store)
-    rows = store._frame
+    rows = store._pr_frame
 
     def rows_then_a_write(*a, **k):  # another process commits just after our rows were read
         out = rows(*a, **k)
@@ -537,7 +537,7 @@ def test_write_racing_a_cold_read_never_leaves_a_stale_snapshot(store, monkeypat
             other.write_pr(other.repo_pk(REPO), record(70))
         return out
 
-    monkeypatch.setattr(store, "_frame", rows_then_a_write)
+    monkeypatch.setattr(store, "_pr_frame", rows_then_a_write)
     assert 70 not in set(store.prs(REPO)["number"])
     monkeypatch.undo()
     assert 70 in set(store.prs(REPO)["number"])
@@ -638,3 +638,149 @@ def test_a_run_whose_process_died_is_marked_interrupted_and_a_live_one_is_not(tm
         assert runs["ended_at"][0] and f"process {proc.pid} ended" in runs["note"][0]
         store.finish_run(mine, "ok")
         assert list(store.sync_runs()["status"]) == ["interrupted", "ok"]
+
+
+# ---- reads that scale: every repository from snapshots, records in bulk, stamps --------------------------
+OTHER = "zeta/other"
+
+
+def _two_repos(store) -> tuple[int, int]:
+    pk = _mixed_store(store)
+    other = store.upsert_repo(OTHER)
+    store.write_prs(other, [PRRecord(**{**record(n).__dict__, "repo": OTHER}) for n in (3, 7)])
+    return pk, other
+
+
+def test_prs_of_every_repository_come_from_the_snapshots(store, monkeypatch):
+    import pandas as pd
+
+    _two_repos(store)
+    store.upsert_repo("empty/repo")  # no PRs: adds no rows and changes no type
+    numbers = [r[0] for r in store.conn.execute("SELECT number FROM prs")]
+    from_rows = store.prs(numbers=numbers)  # a filter: the SQL path, every repository
+    first = store.prs()
+    pd.testing.assert_frame_equal(first, from_rows, check_exact=True)
+    assert list(first["repo"].unique()) == [REPO, OTHER]  # by repository name, then newest number
+
+    def no_sql(*a, **k):
+        raise AssertionError("every repository's snapshot should have been read")
+
+    monkeypatch.setattr(store, "_pr_frame", no_sql)
+    pd.testing.assert_frame_equal(store.prs(), first, check_exact=True)
+    monkeypatch.undo()
+
+    # A write rebuilds that repository's frame only; the other's snapshot is still used.
+    store.write_pr(store.repo_pk(OTHER), PRRecord(**{**record(9).__dict__, "repo": OTHER}))
+    read = []
+    real = store._pr_frame
+    monkeypatch.setattr(store, "_pr_frame", lambda sql, args=(): read.append(args) or real(sql, args))
+    after = store.prs()
+    assert read == [(store.repo_pk(OTHER),)]
+    assert sorted(after.loc[after["repo"] == OTHER, "number"]) == [3, 7, 9]
+
+
+def test_prs_with_no_repository_in_an_empty_cache_keeps_its_types(store):
+    df = store.prs()
+    assert df.empty and list(df.columns) == store_mod.PR_COLUMNS
+    assert [str(t) for t in df.dtypes] == [
+        str(__import__("pandas").api.types.pandas_dtype(t)) for t in store_mod.FRAME_DTYPES.values()
+    ]
+
+
+def _full_record(n: int) -> PRRecord:
+    r = record(n)
+    r.reviews = [
+        {"id": n * 100 + 2, "user": {"login": "cy"}, "state": "APPROVED", "submitted_at": "2026-10-01T03:00:00Z"},
+        {"id": n * 100 + 1, "user": {"login": "bob"}, "state": "COMMENTED", "submitted_at": "2026-10-01T02:00:00Z"},
+    ]  # fmt: skip
+    r.review_comments = [
+        {"id": n * 100 + 5, "user": {"login": "bob"}, "path": "src/f0.py", "line": 1, "body": "why?",
+         "created_at": "2026-10-01T02:00:00Z", "thread_resolved": True},
+    ]  # fmt: skip
+    r.commits = [{"sha": f"{n:039x}{i}", "commit": {"message": f"c{i}"}} for i in range(3)]
+    return r
+
+
+def test_bulk_records_equal_what_was_written_with_one_query_per_table(store):
+    pk = store.upsert_repo(REPO)
+    written = {n: _full_record(n) for n in range(1, 31)}
+    store.write_prs(pk, written.values())
+    # A force-push of #5: a new head, a new file set; the old set stays stored but is not current.
+    pushed = _full_record(5)
+    pushed.pr["head"] = {"sha": "f" * 40}
+    pushed.files = pushed.files[:1]
+    store.write_pr(pk, pushed)
+    written[5] = pushed
+
+    queries: list[str] = []
+    store.conn.set_trace_callback(queries.append)
+    try:
+        got = store.prs_records(REPO, [30, 5, 1, 17])
+    finally:
+        store.conn.set_trace_callback(None)
+    assert [r.number for r in got] == [30, 5, 1, 17]  # in the order asked
+    assert len(queries) <= 8  # repository, PR rows and one per child table, whatever the batch size
+    for r in got:
+        w = written[r.number]
+        assert [f["filename"] for f in r.files] == [f["filename"] for f in w.files]
+        assert all(f["patch"] == "@@ -1 +1,2 @@\n x\n+y" for f in r.files)
+        assert [c["id"] for c in r.reviews] == [r.number * 100 + 1, r.number * 100 + 2]  # by submission
+        assert r.review_comments[0]["thread_resolved"] is True
+        assert [c["sha"] for c in r.commits] == [c["sha"] for c in w.commits]
+        assert r.issue_comments[0]["body"] == "hi" and r.pr["body"] == f"body {r.number}"
+    assert store.pr(REPO, 5).to_dict() == got[1].to_dict()
+    assert [r.number for r in store.records(REPO, batch=7)] == list(range(30, 0, -1))
+    with pytest.raises(WorkbenchError, match=r"acme/widgets#99 is not in the cache"):
+        store.prs_records(REPO, [1, 99])
+
+
+def test_bulk_records_fall_back_to_the_newest_file_set(store):
+    pk = store.upsert_repo(REPO)
+    store.write_pr(pk, record(4))
+    meta_only = record(4, files=0, head={"sha": "e" * 40})  # metadata for a new head, its files not yet
+    store.write_pr(pk, meta_only)
+    [r] = store.prs_records(REPO, [4])
+    assert [f["filename"] for f in r.files] == ["src/f0.py", "src/f1.py", "src/f2.py"]
+
+
+def test_stamps_change_with_every_write_and_only_then(store, monkeypatch):
+    pk = _mixed_store(store)
+    before = store.pr_stamps(REPO)
+    assert set(before) == {*range(1, 30), 40, 41}
+    assert store.pr_stamps(REPO) == before and store.pr_stamps(REPO, [3, 41]) == {
+        3: before[3],
+        41: before[41],
+    }
+    # A rewrite in the same second with one more comment: the count stored beside it tells them apart.
+    monkeypatch.setattr("workbench.store.prs.utcnow", lambda: "2026-11-01T00:00:00Z")
+    store.write_pr(pk, record(3))
+    same_second = store.pr_stamps(REPO)[3]
+    again = record(3)
+    again.issue_comments.append({"id": 999, "user": {"login": "eve"}, "body": "late", "created_at": "2026-10-03T00:00:00Z"})  # fmt: skip
+    store.write_pr(pk, again)
+    after = store.pr_stamps(REPO)
+    assert after[3] != same_second and after[3] != before[3]
+    assert {n: s for n, s in after.items() if n != 3} == {n: s for n, s in before.items() if n != 3}
+    store.mark_deleted(pk, 3)
+    assert 3 not in store.pr_stamps(REPO)
+
+
+def test_files_frame_snapshot_equals_the_rows_and_follows_writes(store):
+    import pandas as pd
+
+    pk = _mixed_store(store)
+    first = store.files_frame(REPO)
+    snaps = list((store.path.parent / "frames").glob("files-*.feather"))
+    assert len(snaps) == 1
+    pd.testing.assert_frame_equal(store.files_frame(REPO), first, check_exact=True)
+    pd.testing.assert_frame_equal(first, store._files_rows(pk, REPO, None), check_exact=True)
+    store.write_pr(pk, record(50, files=2))
+    after = store.files_frame(REPO)
+    assert sorted(after.loc[after["number"] == 50, "filename"]) == ["src/f0.py", "src/f1.py"]
+    assert [p.name for p in (store.path.parent / "frames").glob("files-*.feather")] != [snaps[0].name]
+    # A damaged snapshot is only a miss: the rows are the truth.
+    [current] = (store.path.parent / "frames").glob("files-*.feather")
+    current.write_bytes(b"not arrow")
+    pd.testing.assert_frame_equal(store.files_frame(REPO), after, check_exact=True)
+    window = store.files_frame(REPO, [50, 1])
+    assert sorted(set(window["number"])) == [1, 50]

@@ -156,3 +156,38 @@ def test_a_repository_without_prs_gets_a_report_that_says_so(tmp_path):
     notes = re.search(r'<ul class="notes">(.*?)</ul>', text).group(1)
     assert notes == "<li>No pull requests in this selection.</li>"
     assert len(re.findall(r'Plotly\.newPlot\(\s*"chart-', text)) == len(FIGURES)
+
+
+def test_a_window_reads_and_judges_only_its_prs(cache, monkeypatch):
+    """Verdicts and the flat reads cover the PRs the window shows (#5 open, #6 and #7 active since
+    01-22), and give those PRs what a whole-history load gives them."""
+    import pandas as pd
+
+    from workbench.store import Store
+
+    s = Store(cache)
+    try:
+        whole = load_trend_data(s, REPO)
+        asked: dict[str, list] = {}
+        for name in ("pr_stamps", "files_frame", "reviews_frame", "comments_frame"):
+            real = getattr(s, name)
+
+            def spy(repo, numbers=None, _real=real, _name=name):
+                asked[_name] = None if numbers is None else sorted(numbers)
+                return _real(repo, numbers)
+
+            monkeypatch.setattr(s, name, spy)
+        window = load_trend_data(s, REPO, since="2024-01-22")
+    finally:
+        s.close()
+    assert asked == {k: [5, 6, 7] for k in ("pr_stamps", "files_frame", "reviews_frame", "comments_frame")}
+    assert sorted(window.prs["number"]) == [5, 6, 7]
+    cols = ["number", "verdict", "audience", "minutes", "area", "test_files", "first_review_at"]
+    cols = [c for c in cols if c in window.prs]
+
+    def rows(df):  # missing is missing, whether None or NaN (an all-missing column's type varies)
+        df = df.sort_values("number")[cols].reset_index(drop=True).astype(object)
+        return df.where(df.notna(), None)
+
+    pd.testing.assert_frame_equal(rows(window.prs), rows(whole.prs[whole.prs["number"].isin([5, 6, 7])]))
+    assert window.prs["verdict"].notna().all()

@@ -2,7 +2,14 @@
 
 Analysis itself stays pure (`pipeline.analyze`); only orchestration (the `workbench analyze` CLI, the
 review app's queue and the trends) keeps this memo, one file per repository beside the SQLite cache:
-`<cache>/analysis-memo/<owner>-<repo>.pickle`, holding {PR number: (fingerprint, pickled Analysis)}.
+`<cache>/analysis-memo/<owner>-<repo>.pickle`, holding per PR number its fingerprint, the pickled
+Analysis, the store's stamp of the PR it was computed from, and its verdict, audience and minutes.
+
+Two ways to find an entry:
+- by the record's fingerprint (`AnalysisMemo.analyze(record)`), for a record in hand;
+- by the store's stamp of the PR (`Store.pr_stamps`, read from the PR rows alone, changed by every
+  write of the PR), for PRs in the cache (`stored_analyses`, `stored_verdicts`): an unchanged PR is
+  then neither read nor re-hashed, and the trends take verdicts from the entry without unpickling it.
 
 The fingerprint covers every input `analyze` reads (title, body, author, file list with patch digests,
 comments, reviews, review comments, truncation flags), plus head sha and updated_at, the conventions'
@@ -24,17 +31,23 @@ import sys
 import tempfile
 import weakref
 import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..records import PRRecord
-from .conventions import Conventions, default_conventions
+from .conventions import Conventions, default_conventions, load_conventions
 from .model import Analysis
+from .pipeline import analyze
 
 # Bump by hand for a change in meaning the source digest would not see (e.g. a data file the heuristics read).
 HEURISTICS_VERSION = "1"
-_MAGIC = "workbench-analysis-memo/1"
+# /2: entries carry the store's stamp and the verdict summary beside the fingerprint and the Analysis.
+_MAGIC = "workbench-analysis-memo/2"
 _version: str | None = None
+# PRs read per bulk read when the memo misses (as Store.records does).
+READ_BATCH = 400
 
 
 def analysis_sources() -> list[Path]:
@@ -204,8 +217,23 @@ def memo_path(repo: str, cache: Any = None) -> Path:
     return db_path(cache).parent / "analysis-memo" / f"{slug}.pickle"
 
 
+@dataclass(frozen=True)
+class VerdictSummary:
+    """What the trends chart from a PR's analysis, kept with its memo entry: read without unpickling."""
+
+    number: int
+    verdict: str
+    audience: str | None
+    minutes: int | None
+
+
+def _summary(a: Analysis) -> tuple:
+    return (a.verdict, a.audience, a.minutes)
+
+
 class AnalysisMemo:
-    """{PR number: (fingerprint, pickled Analysis)} for one repository and one set of conventions.
+    """Per PR number: (fingerprint, pickled Analysis, stamp key or None, (verdict, audience, minutes)),
+    for one repository and one set of conventions.
 
     memo = AnalysisMemo.for_repo(repo, conv, cache)   # reads the file once
     a = memo.analyze(record, known_prs=known)         # a hit unpickles a fresh copy; a miss analyses
@@ -215,7 +243,7 @@ class AnalysisMemo:
     def __init__(self, path: str | os.PathLike | None, conventions: Conventions | None = None):
         self.path = Path(path) if path is not None else None
         self.conventions = conventions
-        self.entries: dict[int, tuple[str, bytes]] = {}
+        self.entries: dict[int, tuple] = {}
         self.hits = self.misses = 0
         self._dirty = False
         if self.path is not None and self.path.is_file():
@@ -236,6 +264,18 @@ class AnalysisMemo:
         except Exception:  # noqa: BLE001 - a corrupt or foreign memo is only a cold start
             self.entries = {}
 
+    def _stamp_key(self, stamp: tuple, repo: str) -> tuple:
+        """The store's stamp says the PR is unchanged; the conventions must be unchanged too (the
+        heuristics version is checked for the whole file). Without conventions, analysis uses the
+        repository's defaults, and so does this key."""
+        return (conventions_version(self.conventions or default_conventions(repo)), *stamp)
+
+    def _unpickle(self, entry: tuple) -> Analysis | None:
+        try:
+            return _loads(entry[1])
+        except Exception:  # noqa: BLE001
+            return None
+
     def get(self, record: PRRecord, fingerprint: str | None = None) -> Analysis | None:
         entry = self.entries.get(record.number)
         if entry is None:
@@ -243,28 +283,46 @@ class AnalysisMemo:
         fp = fingerprint or analysis_fingerprint(record, self.conventions)
         if entry[0] != fp:
             return None
-        try:
-            return _loads(entry[1])
-        except Exception:  # noqa: BLE001
-            return None
+        return self._unpickle(entry)
 
-    def put(self, record: PRRecord, analysis: Analysis, fingerprint: str | None = None) -> None:
+    def put(
+        self, record: PRRecord, analysis: Analysis, fingerprint: str | None = None, stamp: tuple | None = None
+    ) -> None:
         fp = fingerprint or analysis_fingerprint(record, self.conventions)
-        self.entries[record.number] = (fp, pickle.dumps(analysis, protocol=pickle.HIGHEST_PROTOCOL))
+        blob = pickle.dumps(analysis, protocol=pickle.HIGHEST_PROTOCOL)
+        key = self._stamp_key(stamp, record.repo) if stamp is not None else None
+        self.entries[record.number] = (fp, blob, key, _summary(analysis))
         self._dirty = True
 
-    def analyze(self, record: PRRecord, *, known_prs: dict | None = None) -> Analysis:
-        from .pipeline import analyze
-
+    def analyze(
+        self, record: PRRecord, *, known_prs: dict | None = None, stamp: tuple | None = None
+    ) -> Analysis:
+        """The memo's Analysis of `record`, or a fresh one (remembered). `stamp`: the store's stamp of
+        the PR the record was read from, so the next stored read finds the entry without the record."""
         fp = analysis_fingerprint(record, self.conventions)
         a = self.get(record, fp)
         if a is not None:
             self.hits += 1
+            entry = self.entries[record.number]
+            key = self._stamp_key(stamp, record.repo) if stamp is not None else None
+            if key is not None and (len(entry) < 4 or entry[2] != key):
+                self.entries[record.number] = (entry[0], entry[1], key, _summary(a))
+                self._dirty = True
             return refresh_cross_refs(a, known_prs)
         self.misses += 1
         a = analyze(record, conventions=self.conventions, known_prs=known_prs)
-        self.put(record, a, fp)
+        self.put(record, a, fp, stamp)
         return a
+
+    def stamped(self, repo: str, stamps: dict[int, tuple]) -> dict[int, tuple]:
+        """number -> entry, for the PRs whose entry was computed from the stored PR of this stamp."""
+        conv = conventions_version(self.conventions or default_conventions(repo))
+        out = {}
+        for n, stamp in stamps.items():
+            entry = self.entries.get(n)
+            if entry is not None and len(entry) == 4 and entry[2] == (conv, *stamp):
+                out[n] = entry
+        return out
 
     def save(self) -> None:
         if not self._dirty or self.path is None:
@@ -289,12 +347,114 @@ class AnalysisMemo:
         self.save()
 
 
+# ---- PRs in the cache -----------------------------------------------------------------------------------
+# `store` is a workbench Store (duck-typed: pr_stamps and prs_records), read, never written.
+
+
+def stored_analyses(
+    store: Any, repo: str, numbers: Iterable[int], memo: AnalysisMemo, *, known_prs: dict | None = None
+) -> Iterator[Analysis]:
+    """The Analysis of each cached PR in `numbers`, in that order. A PR whose stored stamp matches its
+    entry is neither read nor fingerprinted; the others are read in bulk (READ_BATCH per read) and
+    analysed, or found by fingerprint."""
+    numbers = [int(n) for n in numbers]
+    stamps = store.pr_stamps(repo, numbers)
+    current = memo.stamped(repo, stamps)
+    for i in range(0, len(numbers), READ_BATCH):
+        chunk = numbers[i : i + READ_BATCH]
+        found: dict[int, Analysis] = {}
+        for n in chunk:
+            entry = current.get(n)
+            a = memo._unpickle(entry) if entry is not None else None
+            if a is not None:
+                memo.hits += 1
+                found[n] = refresh_cross_refs(a, known_prs)
+        missing = [n for n in chunk if n not in found]
+        if missing:
+            for record in store.prs_records(repo, missing):
+                found[record.number] = memo.analyze(
+                    record, known_prs=known_prs, stamp=stamps.get(record.number)
+                )
+        for n in chunk:
+            yield found[n]
+
+
+def stored_verdicts(
+    store: Any, repo: str, numbers: Iterable[int], memo: AnalysisMemo
+) -> tuple[list[VerdictSummary], list[str]]:
+    """(verdict, audience and minutes of each cached PR in `numbers`; problems). Entries whose stamp
+    matches are answered from the memo without unpickling; a PR whose analysis fails costs its own
+    verdict (named in the problems), not the others'. No `known_prs`: they only name the PRs a
+    cross-reference points at, which no verdict reads (and every hit re-resolves them)."""
+    numbers = [int(n) for n in numbers]
+    stamps = store.pr_stamps(repo, numbers)
+    current = memo.stamped(repo, stamps)
+    out: dict[int, VerdictSummary] = {}
+    missing: list[int] = []
+    for n in numbers:
+        entry = current.get(n)
+        if entry is None:
+            missing.append(n)
+        else:
+            memo.hits += 1
+            out[n] = VerdictSummary(n, *entry[3])
+    problems: list[str] = []
+    for i in range(0, len(missing), READ_BATCH):
+        for record in store.prs_records(repo, missing[i : i + READ_BATCH]):
+            try:
+                a = memo.analyze(record, stamp=stamps.get(record.number))
+            except Exception as e:  # noqa: BLE001 - one odd PR should cost its own verdict, not the chart
+                problems.append(f"#{record.number}: {type(e).__name__}: {e}")
+                continue
+            out[record.number] = VerdictSummary(record.number, a.verdict, a.audience, a.minutes)
+    return [out[n] for n in numbers if n in out], problems
+
+
 __all__ = [
     "HEURISTICS_VERSION",
     "AnalysisMemo",
+    "VerdictSummary",
+    "stored_analyses",
+    "stored_verdicts",
     "analysis_fingerprint",
     "conventions_version",
     "heuristics_version",
     "memo_path",
     "refresh_cross_refs",
 ]
+
+
+@dataclass
+class CachedAnalyses:
+    """Analyses of cached PRs, in the order asked for; `note` says why the memo could not be saved."""
+
+    analyses: list[Analysis]
+    note: str | None = None
+
+
+def analyze_cached(
+    store: Any,
+    repo: str,
+    numbers: Iterable[int],
+    *,
+    cache: Any = None,
+    conventions: str | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+) -> CachedAnalyses:
+    """Analyse cached PRs of `repo`; unchanged PRs come from the memo beside the cache (this module),
+    so analysis itself stays pure. `progress(iterable, total)` may wrap the records (a progress bar)."""
+    numbers = [int(n) for n in numbers]
+    known = store.known_prs(repo)
+    conv = load_conventions(repo, conventions, cache=cache)
+    memo = AnalysisMemo.for_repo(repo, conv, cache)
+    # Unchanged PRs come from the memo by their stored stamp, without being read; the rest are read in
+    # bulk and analysed (see memo.py).
+    found: Iterable[Analysis] = stored_analyses(store, repo, numbers, memo, known_prs=known)
+    if progress is not None:
+        found = progress(found, len(numbers))
+    analyses = list(found)
+    try:
+        memo.save()
+    except OSError as e:  # a read-only cache still answers; the next run analyses again
+        return CachedAnalyses(analyses, f"analysis memo not saved ({e})")
+    return CachedAnalyses(analyses)

@@ -18,7 +18,6 @@ description, and says so in `truncated`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -510,49 +509,11 @@ def analysis_frame(analyses):
     return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 
 
-@dataclass
-class CachedAnalyses:
-    """Analyses of cached PRs, in the order asked for; `note` says why the memo could not be saved."""
-
-    analyses: list[Analysis]
-    note: str | None = None
-
-
-def analyze_cached(
-    store: Any,
-    repo: str,
-    numbers: Iterable[int],
-    *,
-    cache: Any = None,
-    conventions: str | None = None,
-    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
-) -> CachedAnalyses:
-    """Analyse cached PRs of `repo`; unchanged PRs come from the memo beside the cache (see memo.py),
-    so analysis itself stays pure. `progress(iterable, total)` may wrap the records (a progress bar)."""
-    from .memo import AnalysisMemo
-
-    numbers = [int(n) for n in numbers]
-    known = store.known_prs(repo)
-    conv = load_conventions(repo, conventions, cache=cache)
-    records: Iterable[Any] = store.records(repo, numbers)
-    if progress is not None:
-        records = progress(records, len(numbers))
-    memo = AnalysisMemo.for_repo(repo, conv, cache)
-    analyses = [memo.analyze(r, known_prs=known) for r in records]
-    try:
-        memo.save()
-    except OSError as e:  # a read-only cache still answers; the next run analyses again
-        return CachedAnalyses(analyses, f"analysis memo not saved ({e})")
-    return CachedAnalyses(analyses)
-
-
 __all__ = [
     "analyze",
     "analysis_frame",
     "decide",
     "VERDICT_RULES",
-    "analyze_cached",
-    "CachedAnalyses",
     "load_conventions",
     "Facts",
     "Rule",

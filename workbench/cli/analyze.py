@@ -68,7 +68,7 @@ def row(a) -> dict:
 
 
 def run(args) -> int:
-    from ..analysis.pipeline import analyze_cached
+    from ..analysis.memo import analyze_cached
     from ..selection import select_prs
     from ..store import Store
 

@@ -123,7 +123,7 @@ def path_area(filename: str, package: str | None = None) -> str:
     return head
 
 
-def _timestamp(value: Any) -> pd.Timestamp | None:
+def as_timestamp(value: Any) -> pd.Timestamp | None:
     """A window bound as a UTC Timestamp: any form workbench.timespan accepts (2026-10-01, 7d, 3m)."""
     when = parse_since(value)
     return None if when is None else pd.Timestamp(when)
@@ -180,6 +180,13 @@ def _bool(v: Any) -> bool:
     return bool(v) if v is not None and not (isinstance(v, float) and math.isnan(v)) else False
 
 
+def _truthy(values: pd.Series) -> pd.Series:
+    """`_bool` of each value: a boolean column as it is, anything else decided once per distinct value."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.fillna(False).astype(bool)
+    return per_distinct(values, _bool).fillna(False).astype(bool)
+
+
 def _hours(delta: pd.Series) -> pd.Series:
     return delta.dt.total_seconds() / 3600.0
 
@@ -234,12 +241,16 @@ def pr_frame(
 
     extra_tags = extra("tags").where(extra("tags").notna(), extra("title_tags"))
     title_tags = df["title_tags"] if "title_tags" in df else pd.Series(None, index=df.index, dtype=object)
-    tags = [_tags(t, e, tag_aliases) for t, e in zip(title_tags, extra_tags, strict=True)]
+    # Plain object arrays: iterating an Arrow-backed column makes a Python scalar per row the slow way.
+    tags = [
+        _tags(t, e, tag_aliases)
+        for t, e in zip(title_tags.to_numpy(dtype=object), extra_tags.to_numpy(dtype=object), strict=True)
+    ]
     df["tags"] = [";".join(t) for t in tags]
     kinds = df["kind"].where(df["kind"].fillna("").astype(str).str.len() > 0, extra("kind")).fillna("")
     df["kind"] = kinds.map({k: normalize_kind(k) for k in kinds.unique()})
     for flag in ("breaking", "revert"):
-        df[flag] = df[flag].map(_bool).astype(bool) | extra(flag).map(_bool).astype(bool)
+        df[flag] = _truthy(df[flag]) | _truthy(extra(flag))
     df.loc[df["revert"] & (df["kind"] == "untyped"), "kind"] = "revert"
 
     role_counts = _role_counts(files, package)
@@ -259,10 +270,20 @@ def pr_frame(
             strict=True,
         )
     ]
-    df["activity_at"] = df["merged_at"].fillna(df["closed_at"]).fillna(df["created_at"])
+    df["activity_at"] = activity_at(df)
     merged = df["state"].eq("merged") if "state" in df else df["merged_at"].notna()
     df["time_to_merge_h"] = _hours(df["merged_at"] - df["created_at"]).where(merged)
     return df.drop(columns=[c for c in ("extra_json", "labels") if c in df])
+
+
+def activity_at(prs: pd.DataFrame) -> pd.Series:
+    """When a PR was last decided: its merge, else its close, else its creation."""
+    return prs["merged_at"].fillna(prs["closed_at"]).fillna(prs["created_at"])
+
+
+def in_window(prs: pd.DataFrame, since: pd.Timestamp) -> pd.Series:
+    """Which PRs a window starting at `since` shows: active since then, or still open."""
+    return (activity_at(prs) >= since) | prs["state"].eq("open")
 
 
 def _area(tags: list[str], from_paths: str | None, counts: tuple) -> str:
@@ -292,14 +313,22 @@ def file_roles(filenames: pd.Series) -> pd.Series:
             area = path_area(name)
             return {"doc": "docs", "test": "test", "ci": "ci"}.get(area, "code")
 
-    unique = filenames.unique()
-    return filenames.map(dict(zip(unique, (file_role(f) for f in unique), strict=True)))
+    return per_distinct(filenames, file_role)
+
+
+def per_distinct(values: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
+    """`values.map(fn)` calling fn once per distinct value: paths repeat across PRs, and mapping an
+    Arrow-backed string column element by element goes through Python for every row."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    distinct = np.asarray(uniques, dtype=object)  # one conversion, not an Arrow scalar per value
+    results = np.array([fn(u) for u in distinct] + [None], dtype=object)  # the last: for missing values
+    return pd.Series(results[codes], index=values.index, dtype=object)
 
 
 def _role_counts(files: pd.DataFrame | None, package: str | None) -> dict[str, dict[int, int]]:
     if files is None or files.empty:
         return {}
-    roles = file_roles(files["filename"])
+    roles = files["role"] if "role" in files else file_roles(files["filename"])
     out = {}
     for name, role in (("test", "test"), ("doc", "docs"), ("ci", "ci")):
         out[name] = files[roles.eq(role)].groupby("number").size().to_dict()
@@ -313,7 +342,7 @@ def _dominant_path_area(files: pd.DataFrame | None, area_of: Callable[[str], str
     if files is None or files.empty:
         return {}
     f = files.assign(
-        area=files["filename"].map(lambda x: normalize_tag(area_of(x))),
+        area=per_distinct(files["filename"], lambda x: normalize_tag(area_of(x))),
         lines=pd.to_numeric(files["additions"], errors="coerce").fillna(0)
         + pd.to_numeric(files["deletions"], errors="coerce").fillna(0)
         + 1,  # a rename with no lines still points at an area
@@ -473,7 +502,7 @@ class TrendData:
         """A narrower view: PRs active in [start, end] (open PRs always count as active) in these areas
         and kinds. The weekly window shrinks with the dates so partial weeks stay excluded."""
         p = self.prs
-        start_ts, end_ts = _timestamp(start), _timestamp(end)
+        start_ts, end_ts = as_timestamp(start), as_timestamp(end)
         if end_ts is not None and end_ts == end_ts.normalize() and not isinstance(end, datetime):
             end_ts = end_ts + pd.Timedelta(days=1)  # a date as the end means the whole day
         mask = pd.Series(True, index=p.index)
@@ -528,6 +557,23 @@ def build_trend_data(
     files = (
         files if files is not None else pd.DataFrame(columns=["number", "filename", "additions", "deletions"])
     )
+    since_ts = as_timestamp(since)
+    # The data's span is read from every PR; then a window keeps only its own PRs, so the rows below
+    # are built for the window, not for the whole history.
+    every = pd.DataFrame(
+        {
+            c: _utc(prs[c]) if c in prs else pd.Series(pd.NaT, index=prs.index, dtype="datetime64[ns, UTC]")
+            for c in PR_TIME_COLUMNS
+        }
+    )
+    times = pd.concat([every[c] for c in ("created_at", "merged_at", "closed_at")]).dropna()
+    all_prs = prs
+    if since_ts is not None:
+        every["state"] = prs["state"] if "state" in prs else None
+        prs = prs[in_window(every, since_ts).to_numpy()]
+        files = files[files["number"].isin(set(prs["number"]))]
+    if "role" not in files:  # once here, not once per chart that needs it
+        files = files.assign(role=file_roles(files["filename"]))
     package = repo.split("/")[-1]
     df = pr_frame(prs, files, package=package, area_of=area_of, tag_aliases=tag_aliases)
     stats = review_stats(df, reviews, comments, bots)
@@ -545,16 +591,12 @@ def build_trend_data(
     df["brief_at"] = _lookup_time(df["number"], b.drop_duplicates("number").set_index("number")["created_at"])
     df["has_brief"] = df["brief_at"].notna()
 
-    since_ts = _timestamp(since)
-    times = pd.concat([df[c] for c in ("created_at", "merged_at", "closed_at")]).dropna()
     start = since_ts if since_ts is not None else (times.min() if len(times) else None)
     if as_of is not None:
-        end = _timestamp(as_of)
+        end = as_timestamp(as_of)
     else:
-        ends = pd.concat([times, df["updated_at"].dropna(), df["first_response_at"].dropna()])
+        ends = pd.concat([times, every["updated_at"].dropna(), df["first_response_at"].dropna()])
         end = ends.max() if len(ends) else None
-    if since_ts is not None:
-        df = df[(df["activity_at"] >= since_ts) | df["state"].eq("open")]
     keep = set(df["number"])
     hr = human_reviews(reviews, df, bots) if reviews is not None else human_reviews(pd.DataFrame(), df)
     data = TrendData(
@@ -565,7 +607,7 @@ def build_trend_data(
         briefs=b[b["number"].isin(keep)] if len(b) else b,
         start=start,
         as_of=end,
-        reviews_known=_reviews_known(prs),
+        reviews_known=_reviews_known(all_prs),
     )
     data.lacks = what_lacks(data, reviews_known=data.reviews_known)
     return data
@@ -755,7 +797,7 @@ def path_churn(
     f = data.files
     if f.empty:
         return pd.DataFrame(columns=["filename", "lines", "prs"])
-    roles = file_roles(f["filename"])
+    roles = f["role"] if "role" in f else file_roles(f["filename"])
     skipped = f.loc[roles.isin(skip_roles), "filename"].nunique()
     f = f[~roles.isin(skip_roles)]
     f = f.assign(

@@ -1,50 +1,46 @@
-"""Read what the trend frames need from the cache: a handful of flat queries, no raw JSON decoded,
-except for verdicts, which need each PR's diff and so are computed only for PRs that have one."""
+"""Read what the trend frames need from the cache: a handful of flat queries, no raw JSON decoded.
+
+Work follows the window: with `since`, the flat reads and the verdicts cover only the PRs the window
+shows (active since then, or open). Verdicts come from the analysis memo by each PR's stored stamp
+(no record read for an unchanged PR); only the PRs the memo lacks are read, in bulk, and analysed.
+"""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
 from ..store import Store
-from .frames import DEFAULT_BOTS, TrendData, build_trend_data
+from .frames import DEFAULT_BOTS, TrendData, as_timestamp, build_trend_data, in_window
+
+VERDICT_FRAME_COLUMNS = ["number", "verdict", "audience", "minutes"]
 
 
 def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[pd.DataFrame, list[str]]:
-    """Run the heuristics over these PRs: (frame of number, verdict, audience, minutes; problems).
-    Without the heuristics module the frame is empty and the problem says so."""
+    """Verdicts of these PRs: (frame of number, verdict, audience, minutes; problems). Without the
+    heuristics the frame is empty and the problem says so."""
     try:
-        heuristics = importlib.import_module("workbench.analysis.pipeline")
+        from ..analysis.conventions import load_conventions
+        from ..analysis.memo import AnalysisMemo, stored_verdicts
     except ImportError as e:
-        return pd.DataFrame(columns=["number", "verdict"]), [f"heuristics unavailable ({e})"]
-    conventions = None
-    loader = getattr(heuristics, "load_conventions", None)
-    if loader is not None:
-        try:
-            conventions = loader(repo)
-        except Exception as e:  # a broken conventions file must not hide the charts
-            return pd.DataFrame(columns=["number", "verdict"]), [f"conventions for {repo}: {e}"]
-    known = store.known_prs(repo)
-    # The memo (one file beside the cache) makes a re-run cost about what decoding the records does.
-    from ..analysis.memo import AnalysisMemo
-
+        return pd.DataFrame(columns=VERDICT_FRAME_COLUMNS), [f"heuristics unavailable ({e})"]
+    try:
+        conventions = load_conventions(repo, cache=store.path.parent)  # as `workbench analyze` does
+    except Exception as e:  # a broken conventions file must not hide the charts
+        return pd.DataFrame(columns=VERDICT_FRAME_COLUMNS), [f"conventions for {repo}: {e}"]
+    # The memo (one file beside the cache) answers unchanged PRs without reading them.
     memo = AnalysisMemo.for_repo(repo, conventions, store.path.parent)
-    rows, problems = [], []
-    for n in numbers:
-        try:
-            a = memo.analyze(store.pr(repo, int(n)), known_prs=known)
-        except Exception as e:  # one odd PR should cost its own verdict, not the chart
-            problems.append(f"#{n}: {type(e).__name__}: {e}")
-            continue
-        rows.append({"number": int(n), "verdict": a.verdict, "audience": a.audience, "minutes": a.minutes})
+    summaries, problems = stored_verdicts(store, repo, numbers, memo)
     try:
         memo.save()
     except OSError as e:  # a read-only cache directory costs speed next time, not the charts
         problems.append(f"analysis memo not saved: {e}")
-    return pd.DataFrame(rows, columns=["number", "verdict", "audience", "minutes"]), problems
+    frame = pd.DataFrame(
+        [(s.number, s.verdict, s.audience, s.minutes) for s in summaries], columns=VERDICT_FRAME_COLUMNS
+    )
+    return frame, problems
 
 
 def load_trend_data(
@@ -56,12 +52,14 @@ def load_trend_data(
     verdicts: bool = True,
     bots: Iterable[str] = DEFAULT_BOTS,
 ) -> TrendData:
-    """All frames for one cached repository. `verdicts=False` skips the heuristics (the slow part:
-    one record read and analysis per PR with a diff)."""
+    """All frames for one cached repository, from `since` on (a date or a span like 30d) when given.
+    `verdicts=False` skips the heuristics (the slow part when the analysis memo is cold)."""
     prs = store.prs(repo)
-    files = store.files_frame(repo)
-    reviews = store.reviews_frame(repo)
-    comments = store.comments_frame(repo)
+    since_ts = as_timestamp(since)  # once: a relative span must mean the same instant everywhere below
+    window = None if since_ts is None else prs.loc[in_window(prs, since_ts), "number"].tolist()
+    files = store.files_frame(repo, window)
+    reviews = store.reviews_frame(repo, window)
+    comments = store.comments_frame(repo, window)
     briefs = store.briefs(repo)
     area_of, aliases = None, None
     try:  # the repository's conventions name areas by path, alias tags and list extra bots
@@ -73,12 +71,12 @@ def load_trend_data(
         pass
     verdict_frame, problems = None, []
     if verdicts:
-        with_diff = sorted(set(files["number"]))
+        with_diff = sorted(set(files["number"]))  # facts-only PRs have no diff to judge
         if with_diff:
             verdict_frame, problems = compute_verdicts(store, repo, with_diff)
     data = build_trend_data(
         repo, prs, reviews=reviews, comments=comments, files=files, briefs=briefs,
-        verdicts=verdict_frame, since=since, as_of=as_of, bots=bots, area_of=area_of, tag_aliases=aliases,
+        verdicts=verdict_frame, since=since_ts, as_of=as_of, bots=bots, area_of=area_of, tag_aliases=aliases,
     )  # fmt: skip
     if problems and "verdicts" not in data.lacks:
         data.lacks["verdict_errors"] = f"Verdicts missing for {len(problems)} PRs: {problems[0]}"
