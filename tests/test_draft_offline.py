@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.analysis.model import Analysis, CrossRef, Evidence, KeyFile, Signal
+from workbench.analysis.model import Analysis, CrossRef, Description, Discussion, Evidence, KeyFile, Signal
 from workbench.brief import parse_brief, render_brief
 from workbench.drafting.llm import language_share
 from workbench.drafting.offline import draft_offline, headline
@@ -69,18 +69,18 @@ def _analysis(**over) -> Analysis:
         ],
         cross_refs=[CrossRef(7366, "mentions", "ACK timeout", "open")],
         areas=["rollout"],
-        description={
-            "text": "…",
-            "root_cause": ["The IPC block is freed only after the ACK, so full GC hid a race."],
-            "test_plan": ["pytest tests/utils/test_bucketed_weight_transfer.py"],
-            "numbers": ["GC took 1.2 s per step"],
-            "followups": ["The ACK timeout is left for #7366."],
-        },
-        discussion={
-            "changes_requested_outstanding": ["bob"],
-            "unresolved": ["bob: what if _cleanup raises?"],
-            "promises": ["I will add the timeout in a follow-up PR."],
-        },
+        description=Description(
+            text="…",
+            root_cause=["The IPC block is freed only after the ACK, so full GC hid a race."],
+            test_plan=["pytest tests/utils/test_bucketed_weight_transfer.py"],
+            numbers=["GC took 1.2 s per step"],
+            open_items=["The ACK timeout is left for #7366."],
+        ),
+        discussion=Discussion(
+            changes_requested_outstanding=["bob"],
+            unresolved=["bob: what if _cleanup raises?"],
+            promises=["I will add the timeout in a follow-up PR."],
+        ),
     )
     d.update(over)
     return Analysis(**d)
@@ -132,7 +132,7 @@ def test_sparse_analysis_still_fills_every_section():
         effort=1,
         minutes=4,
         deciding=[],
-        description={"empty": True},
+        description=Description(),
     )
     rec = PRRecord(
         repo="o/r",

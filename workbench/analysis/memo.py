@@ -29,6 +29,7 @@ from typing import Any
 
 from ..records import PRRecord
 from .conventions import Conventions, default_conventions
+from .discussion import link_relandings
 from .model import Analysis
 
 # Bump by hand for a change in meaning the source digest would not see (e.g. a data file the heuristics read).
@@ -173,13 +174,15 @@ def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
     for ref in analysis.cross_refs:
         if ref.repo is None:
             ref.title, ref.state = known.get(ref.number, (None, None))
+    analysis.cross_refs = link_relandings(analysis.cross_refs, analysis.number, known_prs)
     return analysis
 
 
 # What a memo file may name when unpickled: the analysis dataclasses and nothing else, so a file planted
 # in the cache directory cannot run code (pickle would otherwise import and call any global it names).
 _ALLOWED = {
-    ("workbench.analysis.model", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef")
+    ("workbench.analysis.model", n)
+    for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef", "Description", "Discussion")
 }
 
 

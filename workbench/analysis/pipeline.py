@@ -165,7 +165,7 @@ def analyze(
         )
     body = record.body
     desc = read_description(title, body, conv)
-    dtext = desc["text"]
+    dtext = desc.text
     if parts.breaking or "[BREAKING]" in dtext or "breaking change" in dtext.lower():
         signals.append(
             Signal(
@@ -200,21 +200,21 @@ def analyze(
 
     # ---- what the people say --------------------------------------------------------------------
     signals += description_signals(desc, conv)
-    signals += theme_signals(facts, text_theme_evidence([title, desc["text"][:4000]]), conv)
+    signals += theme_signals(facts, text_theme_evidence([title, desc.text[:4000]]), conv)
     disc, disc_signals = read_discussion(record, conv)
     signals += disc_signals
-    texts = [title, desc["text"]] + [c.get("body") or "" for c in record.issue_comments[:50]]
+    texts = [title, desc.text] + [c.get("body") or "" for c in record.issue_comments[:50]]
     refs = cross_refs(record.repo, record.number, texts, known_prs)
     if revert_m and revert_m.group(1):
         n = int(revert_m.group(1))
         ref = next((r for r in refs if r.number == n), None)
         if ref:
-            ref.relation = "revert"
+            ref.relation = "reverts"
         else:
             from .model import CrossRef
 
             t, s = (known_prs or {}).get(n, (None, None))
-            refs.append(CrossRef(n, "revert", t, s, None))
+            refs.append(CrossRef(n, "reverts", t, s, None))
 
     # ---- truncation: say what the data lacks ------------------------------------------------------
     if record.files_truncated:
