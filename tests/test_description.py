@@ -74,7 +74,7 @@ def test_template_only_description_is_empty_and_says_how_long_it_was():
 
 def test_headings_inside_code_are_code():
     text, sections = strip_template(
-        "Intro.\n```bash\n# not a heading\n### also code\n```\n## Real\nyes", VERL
+        "Intro.\n```bash\n# not a heading\n### also code\nrun.sh\n```\n## Real\nyes", VERL
     )
     assert [h for h, _ in sections] == ["", "Real"]
     assert "# not a heading" in text and "### also code" in text
@@ -146,11 +146,24 @@ def test_what_only_looks_open_is_not():
         "We completed a 100-step follow-up run with the same metrics path.",
         "Follow-up to #7060: PP support.",
         "No claimed PRs, no follow-ups.",
+        "In the future, we may run NPU and GPU in one cluster.",
     ):
         assert not open_work(sentence), sentence
         assert desc(sentence).open_items == [], sentence
-    for sentence in ("TODO: wire the NPU path.", "Scaler integration is tracked for a follow-up PR."):
+    for sentence in (
+        "TODO: wire the NPU path.",
+        "Scaler integration is tracked for a follow-up PR.",
+        "The other backends need the same treatment in a follow-up.",
+        "We should remove `verl/third_party` completely in the future.",
+    ):
         assert open_work(sentence), sentence
+
+
+def test_a_todo_in_pasted_code_is_code_not_an_open_item():
+    d = desc(
+        "Passing tool_kwargs solves it.\n```python\n    # TODO: append malformed calls\n    x = 1\n```\nDone."
+    )
+    assert d.open_items == []
 
 
 def test_open_items_reach_the_analysis_and_template_text_never_does():
@@ -252,6 +265,11 @@ def test_another_repositorys_refs_and_urls():
         ("vllm-project/vllm#99", "mentions", "https://github.com/vllm-project/vllm/pull/99"),
     ]
     assert refs("a/b#7 is a path") == {}
+    # a link's text #N is the linked repository's, not this one's
+    got = cross_refs(
+        REPO, 7044, ["t", "Same as [#39771](https://github.com/vllm-project/vllm/pull/39771)."], None
+    )
+    assert [r.name for r in got] == ["vllm-project/vllm#39771"]
 
 
 def test_a_revert_links_what_it_reverts_under_the_old_repository_name():
@@ -265,6 +283,16 @@ def test_a_revert_links_what_it_reverts_under_the_old_repository_name():
     assert [(r.number, r.relation, r.repo, r.title) for r in got] == [
         (4929, "reverts", None, "Correct Attention FLOPS estimation in flops_counter.py")
     ]
+
+
+def test_partial_reverts_and_prs_reverted_by_others():
+    assert refs("This reverts the forwarding introduced in #7101 and relies on Ray.") == {7101: "reverts"}
+    # the PR named as the reverting one is not what this PR reverts
+    assert refs("This was addressed by #6228, but was reverted in #6258.") == {
+        6228: "mentions",
+        6258: "mentions",
+    }
+    assert refs("- #6350 (original fix, reverted by #6360)") == {6350: "mentions", 6360: "mentions"}
 
 
 def test_a_squash_merged_revert_title_names_the_reverted_pr():

@@ -96,7 +96,8 @@ _OPEN_PHRASE = re.compile(
     r"|not (?:supported|covered|handled)\b"
     r"|(?:separate|follow[- ]?up|future|later|subsequent|next|another|upcoming|dedicated) "
     r"(?:prs?|pull requests?)\b"
-    r"|follow[- ]?ups?\s*(?:[:(]|work\b|items?\b|tasks?\b)"
+    r"|follow[- ]?ups?\s*(?:[:(]|work\b|items?\b|tasks?\b)|(?:in|as|for) a (?:separate |future )?follow[- ]?up\b"
+    r"|(?:should|will|plan to|need to|would like to)\b[^.]{0,80}\bin the future\b"
     r"|(?:left|leave|leaving|deferred?) (?:for|to|as) (?:later|a follow|future|another|a separate|the next)"
     r"|out of scope\b|known (?:issues?|limitations?|problems?|bugs?)\b|limitations?:"
     r"|will be (?:addressed|handled|fixed|added|supported|done|implemented) (?:later|separately|in a|as a)\b"
@@ -104,7 +105,7 @@ _OPEN_PHRASE = re.compile(
 )
 _OPEN_KEYS = (
     "todo", "not ", "n't ", " pr", "pull request", "follow", "left ", "leav", "defer", "scope", "known ",
-    "limitation", "will be ", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
+    "limitation", "will be ", "future", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
 )  # fmt: skip
 # Words before a hit that say the thing is done, not open: "removing the old TODO", "no follow-ups".
 _DONE_BEFORE = re.compile(
@@ -193,21 +194,34 @@ def _without_template(sec: str, conv: Conventions, open_section: bool = False) -
 
 
 def _paragraphs(sec: str) -> list[str]:
-    """Blank-line separated paragraphs; a code block is one paragraph whatever blank lines it holds."""
+    """Blank-line separated paragraphs; a code block is a paragraph of its own, whatever blank lines it
+    holds and even when no blank line sets it apart from the text before or after it."""
     if "```" not in sec:
         return [p for p in _PARA_SPLIT.split(sec) if p.strip()]
-    paras, cur, fence = [], [], False
+    paras: list[str] = []
+    cur: list[str] = []
+
+    def flush() -> None:
+        if cur:
+            paras.append("\n".join(cur))
+            cur.clear()
+
+    fence = False
     for line in sec.split("\n"):
         if line.lstrip().startswith("```"):
+            if not fence:
+                flush()
             fence = not fence
-        if not fence and not line.strip():
-            if cur:
-                paras.append("\n".join(cur))
-                cur = []
-            continue
-        cur.append(line)
-    if cur:
-        paras.append("\n".join(cur))
+            cur.append(line)
+            if not fence:
+                flush()
+        elif fence:
+            cur.append(line)
+        elif not line.strip():
+            flush()
+        else:
+            cur.append(line)
+    flush()
     return paras
 
 

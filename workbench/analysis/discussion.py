@@ -181,7 +181,16 @@ _REF = re.compile(
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 # What the words just before a reference say about it (each anchored at the reference).
 _BEFORE = (
-    ("reverts", re.compile(r"\brevert(?:s|ing|ed)?\s*(?:commit|pr|pull request)?\s*:?\s*\Z", re.I)),
+    # "Reverts #N", "This reverts the forwarding introduced in #N"; not "was reverted in #N" (that one
+    # is the reverting PR)
+    (
+        "reverts",
+        re.compile(
+            r"\brevert(?:s|ing)?\s*(?:commit|pr|pull request)?\s*:?\s*\Z"
+            r"|\brevert(?:s|ing)\s[^.]{0,60}?\b(?:introduced|added|made)\s+(?:in|by)\s*\Z",
+            re.I,
+        ),
+    ),
     (
         "relands",
         re.compile(
@@ -292,6 +301,9 @@ def _references(text: str) -> list[tuple[int, str, int, str | None]]:
         if m.group(1):
             if _COUNTED.search(text, max(0, start - 20), start):
                 continue
+            if text[start - 1 : start] == "[" and text.startswith("](", m.end()):
+                continue  # "[#N](url)": the link says whose #N it is, and is read as a URL
+
             hits.append((start, "", int(m.group(1)), None))
         elif m.group(4):
             hits.append((start, f"{m.group(2)}/{m.group(3)}", int(m.group(4)), None))
