@@ -104,8 +104,10 @@ _OPEN_PHRASE = re.compile(
     r"|后续|暂不|未覆盖|尚未|待办|暂未"
 )
 _OPEN_KEYS = (
-    "todo", "not ", "n't ", " pr", "pull request", "follow", "left ", "leav", "defer", "scope", "known ",
-    "limitation", "will be ", "future", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
+    "todo", "not yet", "not curr", "not supp", "not cov", "not hand", "n't supp", "n't cov", "n't hand",
+    "n't impl", "n't test", "not impl", "not test", "separate", "follow", "future", "later", "subsequent",
+    "next pr", "next pull", "another", "upcoming", "dedicated", "left ", "leav", "defer", "scope", "known ",
+    "limitation", "will be ", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
 )  # fmt: skip
 # Words before a hit that say the thing is done, not open: "removing the old TODO", "no follow-ups".
 _DONE_BEFORE = re.compile(
@@ -389,37 +391,50 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
     desc = Description(text=text, raw_chars=len(body or ""))
     if not text:
         return desc
+    if "`" in text:
+        desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
+    # Each kind of sentence is first asked of the whole text: most descriptions hold few of them, and
+    # then their blocks are never split into sentences.
+    low = text.lower()
+    cause = _has_any(low, ROOT_CAUSE)
+    tests = _has_any(low, TEST_PLAN) or any(_is_test_heading(h) for h, _ in sections)
+    numbers = bool(_NUMBER.search(text) or "from " in low and _FROM_TO.search(low))
     blocks = _blocks(sections)
-    root_cause: list[str] = []
-    test_plan: list[str] = []
-    numbers: list[str] = []
+    if cause or tests or numbers:
+        desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks, cause, tests, numbers)
+    desc.open_items = _open_items(blocks)
+    return desc
+
+
+def _sentences_of_kinds(
+    blocks: list[_Block], cause: bool, tests: bool, numbers: bool
+) -> tuple[list[str], list[str], list[str]]:
+    """(root-cause, test-plan, number) sentences of the blocks, for the kinds asked for."""
+    found: tuple[list[str], list[str], list[str]] = ([], [], [])
     for b in blocks:
         if b.kind not in ("para", "item"):
             continue
-        # each list is looked for in the whole block first: most blocks hold none of them
         low = b.text.lower()
-        in_test_section = _is_test_heading(b.section)
-        cause = _has_any(low, ROOT_CAUSE)
-        tests = in_test_section or _has_any(low, TEST_PLAN)
-        nums = len(numbers) < _LIMIT and (_NUMBER.search(b.text) or "from " in low and _FROM_TO.search(low))
-        if not (cause or tests or nums):
+        in_test_section = tests and _is_test_heading(b.section)
+        has = (
+            cause and _has_any(low, ROOT_CAUSE),
+            in_test_section or tests and _has_any(low, TEST_PLAN),
+            numbers
+            and len(found[2]) < _LIMIT
+            and bool(_NUMBER.search(b.text) or "from " in low and _FROM_TO.search(low)),
+        )
+        if not any(has):
             continue
         for k, s in enumerate(_split_sentences(b.text)):
             low = s.lower()
-            if cause and _has_any(low, ROOT_CAUSE):
-                root_cause.append(s)
+            if has[0] and _has_any(low, ROOT_CAUSE):
+                found[0].append(s)
             # a filled-in "Test" section is a test plan whatever its wording
-            if tests and (in_test_section and k < 3 or _has_any(low, TEST_PLAN)):
-                test_plan.append(s)
-            if nums and (_NUMBER.search(s) or "from " in low and _FROM_TO.search(low)):
-                numbers.append(s)
-    desc.root_cause = _first_clipped(root_cause)
-    desc.test_plan = _first_clipped(test_plan)
-    desc.numbers = _first_clipped(numbers)
-    desc.open_items = _open_items(blocks)
-    if "`" in text:
-        desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
-    return desc
+            if has[1] and (in_test_section and k < 3 or _has_any(low, TEST_PLAN)):
+                found[1].append(s)
+            if has[2] and (_NUMBER.search(s) or "from " in low and _FROM_TO.search(low)):
+                found[2].append(s)
+    return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(found[2])
 
 
 def _is_test_heading(heading: str) -> bool:

@@ -172,12 +172,11 @@ RELATIONS = (
 )
 _RANK = {r: i for i, r in enumerate(reversed(RELATIONS))}
 
-# A reference: "#N" (not inside a word, a path or an HTML entity), "owner/name#N", or a PR/issue URL.
-_REF = re.compile(
-    r"(?<![\w/&#])#(\d{1,7})\b"
-    r"|(?<![\w/.-])([\w-][\w.-]+)/([\w-][\w.-]+)#(\d{1,7})\b"
-    r"|(?:https?://)?github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)"
-)
+# A reference: "#N" (not inside a word, a path or an HTML entity: checked on each hit), possibly written
+# after "owner/name", or a PR/issue URL. Both regexes start with a literal the engine skips to fast.
+_REF_NUM = re.compile(r"#(\d{1,7})\b")
+_OWNER_NAME_BEFORE = re.compile(r"(?<![\w/.-])([\w-][\w.-]+)/([\w-][\w.-]+)\Z")
+_REF_URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 # What the words just before a reference say about it (each anchored at the reference).
 _BEFORE = (
@@ -215,6 +214,11 @@ _BEFORE = (
     ),
     ("supersedes", re.compile(r"\b(?:supersedes?|replaces?|in\s+favou?r\s+of)\s*(?:pr)?\s*:?\s*\Z", re.I)),
 )
+# A word of each pattern above: text before a reference holding none of them only mentions it.
+_RELATION_WORDS = (
+    "revert", "land", "appl", "redo", "fix", "clos", "resolv", "depend", "requir", "block", "stack", "top",
+    "need", "follow", "continu", "build", "based", "extend", "part", "supersed", "replac", "favo",
+)  # fmt: skip
 # "mb #250", "step #3": a number that counts something, not a PR.
 _COUNTED = re.compile(
     r"\b(?:mb|micro-?batch(?:es)?|batch(?:es)?|steps?|epochs?|iter(?:ation)?s?|runs?|trials?|samples?|ranks?"
@@ -289,48 +293,56 @@ def link_relandings(refs: list[CrossRef], number: int, known_prs: dict | None) -
 def _references(text: str) -> list[tuple[int, str, int, str | None]]:
     """(where, owner/name as written, number, url) of each reference in `text` outside code; a bare #N
     is this repository's (owner/name "")."""
-    if "#" not in text and "github.com/" not in text:
-        return []
-    code = [(m.start(), m.end()) for m in _CODE.finditer(text)] if "`" in text else []
-    numbered_rows = _numbered_rows(text) if "|" in text else []
     hits = []
-    for m in _REF.finditer(text):
-        start = m.start()
-        if any(a <= start < b for a, b in code) or any(a <= start < b for a, b in numbered_rows):
-            continue
-        if m.group(1):
+    if "#" in text:
+        for m in _REF_NUM.finditer(text):
+            start = m.start()
+            before = text[start - 1 : start]
+            if before == "/" or before == "&" or before == "#":
+                continue  # a path's or URL's fragment, an HTML entity, "##"
+            if before and (before.isalnum() or before == "_"):
+                # "owner/name#N" is a reference to another repository's PR; "word#N" is not one
+                owner = _OWNER_NAME_BEFORE.search(text, max(0, start - 140), start)
+                if owner:
+                    hits.append((owner.start(), f"{owner.group(1)}/{owner.group(2)}", int(m.group(1)), None))
+                continue
             if _COUNTED.search(text, max(0, start - 20), start):
                 continue
-            if text[start - 1 : start] == "[" and text.startswith("](", m.end()):
+            if before == "[" and text.startswith("](", m.end()):
                 continue  # "[#N](url)": the link says whose #N it is, and is read as a URL
-
             hits.append((start, "", int(m.group(1)), None))
-        elif m.group(4):
-            hits.append((start, f"{m.group(2)}/{m.group(3)}", int(m.group(4)), None))
-        else:
-            url = m.group(0) if m.group(0).startswith("http") else "https://" + m.group(0)
-            hits.append((start, f"{m.group(5)}/{m.group(6)}", int(m.group(7)), url))
+    if "github.com/" in text:
+        for m in _REF_URL.finditer(text):
+            hits.append((m.start(), f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "https://" + m.group(0)))
+    if not hits:
+        return []
+    hits.sort()
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)] if "`" in text else []
+    if code:
+        hits = [h for h in hits if not any(a <= h[0] < b for a, b in code)]
+    if "|" in text:
+        hits = [h for h in hits if not _in_numbered_row(text, h[0])]
     return hits
 
 
-def _numbered_rows(text: str) -> list[tuple[int, int]]:
-    """Spans of Markdown table rows whose filled cells each hold a #N: column numbers ("| mb #250 |
-    #300 | #350 |"), not references."""
-    spans = []
-    pos = 0
-    for line in text.split("\n"):
-        end = pos + len(line)
-        if line.lstrip().startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
-            if len(cells) >= 3 and all(re.search(r"#\d", c) for c in cells):
-                spans.append((pos, end))
-        pos = end + 1
-    return spans
+def _in_numbered_row(text: str, at: int) -> bool:
+    """Whether `at` is in a Markdown table row whose filled cells each hold a #N: column numbers
+    ("| mb #250 | #300 | #350 |"), not references."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    if not line.startswith("|"):
+        return False
+    cells = [c.strip() for c in line.strip("|").split("|") if c.strip()]
+    return len(cells) >= 3 and all(_REF_NUM.search(c) for c in cells)
 
 
 def _relation(before: str) -> str:
     """How the words just before a reference relate it ("Fixes", "follow-up to", "depends on")."""
     before = before.removesuffix("https://").removesuffix("http://")
+    low = before.lower()
+    if not any(w in low for w in _RELATION_WORDS):  # most references are plain mentions
+        return "mentions"
     for rel, rx in _BEFORE:
         if rx.search(before):
             return rel
@@ -346,12 +358,14 @@ def _relanding(ref: CrossRef, number: int, known_prs: dict | None) -> int | None
     if not known_prs or not ref.title:
         return None
     want = _plain_title(ref.title)
+    if not want:
+        return None
+    probe = max(want.split(), key=len)  # a title equal to the wanted one holds its longest word
     for n in sorted(k for k in known_prs if k > number):
-        title = known_prs[n][0] or ""
-        low = title.lower()
-        if low.startswith("revert"):
+        low = (known_prs[n][0] or "").lower()
+        if low.startswith("revert") or (probe not in low and "land" not in low):
             continue
-        if _plain_title(title) == want or ("reland" in low or "re-land" in low) and f"#{ref.number}" in title:
+        if _plain_title(low) == want or ("reland" in low or "re-land" in low) and f"#{ref.number}" in low:
             return n
     return None
 
