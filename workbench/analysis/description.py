@@ -10,7 +10,9 @@ section. Template text never counts: it is stripped before anything is read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import ahocorasick_rs
 
 from .conventions import Conventions
 from .model import Description, Evidence, Signal
@@ -109,6 +111,18 @@ _OPEN_KEYS = (
     "next pr", "next pull", "another", "upcoming", "dedicated", "left ", "leav", "defer", "scope", "known ",
     "limitation", "will be ", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
 )  # fmt: skip
+# Every key of every list in one automaton (a DFA in Rust): one pass over a block says which lists it
+# touches, where asking each list with `in` costs a scan per key.
+_KEY_LISTS = {"cause": ROOT_CAUSE, "test": TEST_PLAN, "open": _OPEN_KEYS}
+_KEY_KIND = [kind for kind, keys in _KEY_LISTS.items() for _ in keys]
+_FINDER = ahocorasick_rs.AhoCorasick([k for keys in _KEY_LISTS.values() for k in keys])
+
+
+def _kinds(low: str) -> set[str]:
+    """Which of _KEY_LISTS have a key in `low` (lowercased text)."""
+    return {_KEY_KIND[i] for i, _start, _end in _FINDER.find_matches_as_indexes(low, overlapping=True)}
+
+
 # Words before a hit that say the thing is done, not open: "removing the old TODO", "no follow-ups".
 _DONE_BEFORE = re.compile(
     r"\b(?:remov\w*|resolv\w*|address\w*|fix\w*|clean\w*|clear\w*|clos\w*|drop\w*|delet\w*|no|without)\b"
@@ -118,13 +132,6 @@ _DONE_BEFORE = re.compile(
 # Bounds of what is kept per list: a reader needs a few good sentences, not every match.
 _LIMIT = 8
 _CLIP = 240
-
-
-def _has_any(low: str, keys: tuple[str, ...]) -> bool:
-    for k in keys:
-        if k in low:
-            return True
-    return False
 
 
 def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, str]]]:
@@ -275,6 +282,7 @@ class _Block:
     text: str
     section: str  # the heading it is under ("" before the first)
     checked: bool = False  # a ticked checklist item: done, not open
+    kinds: set[str] = field(default_factory=set)  # which key lists the text touches (prose only)
 
 
 def _blocks(sections: list[tuple[str, str]]) -> list[_Block]:
@@ -296,14 +304,17 @@ def _blocks(sections: list[tuple[str, str]]) -> list[_Block]:
                 item = _LIST_ITEM.match(chunk)
                 if item:
                     text = " ".join(chunk[item.end() :].split())
-                    blocks.append(_Block("item", text, heading, (item.group(1) or " ") in "xX"))
+                    blocks.append(
+                        _Block("item", text, heading, (item.group(1) or " ") in "xX", _kinds(text.lower()))
+                    )
                     continue
                 line, _, rest = chunk.strip().partition("\n")
                 if k == 0 and _is_label(line):
                     blocks.append(_Block("label", _label_text(line), heading))
                     chunk = rest
                 if chunk.strip():
-                    blocks.append(_Block("para", " ".join(chunk.split()), heading))
+                    text = " ".join(chunk.split())
+                    blocks.append(_Block("para", text, heading, False, _kinds(text.lower())))
     return blocks
 
 
@@ -338,7 +349,7 @@ def open_work(sentence: str) -> bool:
     """Whether a sentence says something is left open (TODO, not yet, a follow-up PR, out of scope)
     and not that it was done ("removes the old TODO", "no follow-ups")."""
     low = sentence.lower()
-    if not _has_any(low, _OPEN_KEYS):
+    if "open" not in _kinds(low):
         return False
     for m in _OPEN_PHRASE.finditer(low):
         if not _DONE_BEFORE.search(low, 0, m.start()):
@@ -377,7 +388,7 @@ def _open_items(blocks: list[_Block]) -> list[str]:
             if context == "label":
                 context = None
             continue
-        if _has_any(b.text.lower(), _OPEN_KEYS):  # most blocks have none: split only those that do
+        if "open" in b.kinds:  # most blocks have none: split only those that do
             items.extend(s for s in _split_sentences(b.text) if open_work(s))
     return list(dict.fromkeys(_clip(s) for s in items if len(s.strip()) > 3))[:_LIMIT]
 
@@ -393,48 +404,41 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
         return desc
     if "`" in text:
         desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
-    # Each kind of sentence is first asked of the whole text: most descriptions hold few of them, and
-    # then their blocks are never split into sentences.
-    low = text.lower()
-    cause = _has_any(low, ROOT_CAUSE)
-    tests = _has_any(low, TEST_PLAN) or any(_is_test_heading(h) for h, _ in sections)
-    numbers = bool(_NUMBER.search(text) or "from " in low and _FROM_TO.search(low))
     blocks = _blocks(sections)
-    if cause or tests or numbers:
-        desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks, cause, tests, numbers)
+    desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks)
     desc.open_items = _open_items(blocks)
     return desc
 
 
-def _sentences_of_kinds(
-    blocks: list[_Block], cause: bool, tests: bool, numbers: bool
-) -> tuple[list[str], list[str], list[str]]:
-    """(root-cause, test-plan, number) sentences of the blocks, for the kinds asked for."""
+def _sentences_of_kinds(blocks: list[_Block]) -> tuple[list[str], list[str], list[str]]:
+    """(root-cause, test-plan, number) sentences of the blocks. Each kind is first asked of the whole
+    block: most blocks hold none, and are never split into sentences."""
     found: tuple[list[str], list[str], list[str]] = ([], [], [])
     for b in blocks:
         if b.kind not in ("para", "item"):
             continue
-        low = b.text.lower()
-        in_test_section = tests and _is_test_heading(b.section)
+        in_test_section = _is_test_heading(b.section)
         has = (
-            cause and _has_any(low, ROOT_CAUSE),
-            in_test_section or tests and _has_any(low, TEST_PLAN),
-            numbers
-            and len(found[2]) < _LIMIT
-            and bool(_NUMBER.search(b.text) or "from " in low and _FROM_TO.search(low)),
+            "cause" in b.kinds,
+            in_test_section or "test" in b.kinds,
+            len(found[2]) < _LIMIT and _has_number(b.text),
         )
         if not any(has):
             continue
         for k, s in enumerate(_split_sentences(b.text)):
-            low = s.lower()
-            if has[0] and _has_any(low, ROOT_CAUSE):
+            kinds = _kinds(s.lower()) if has[0] or has[1] else set()
+            if "cause" in kinds:
                 found[0].append(s)
             # a filled-in "Test" section is a test plan whatever its wording
-            if has[1] and (in_test_section and k < 3 or _has_any(low, TEST_PLAN)):
+            if has[1] and (in_test_section and k < 3 or "test" in kinds):
                 found[1].append(s)
-            if has[2] and (_NUMBER.search(s) or "from " in low and _FROM_TO.search(low)):
+            if has[2] and _has_number(s):
                 found[2].append(s)
     return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(found[2])
+
+
+def _has_number(text: str) -> bool:
+    return bool(_NUMBER.search(text) or "from " in text.lower() and _FROM_TO.search(text.lower()))
 
 
 def _is_test_heading(heading: str) -> bool:
