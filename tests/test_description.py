@@ -147,6 +147,8 @@ def test_what_only_looks_open_is_not():
         "Follow-up to #7060: PP support.",
         "No claimed PRs, no follow-ups.",
         "In the future, we may run NPU and GPU in one cluster.",
+        "This is a follow-up PR to https://github.com/volcengine/verl/pull/3362",
+        "This is a follow up task from above PR.",
     ):
         assert not open_work(sentence), sentence
         assert desc(sentence).open_items == [], sentence

@@ -123,6 +123,8 @@ def _kinds(low: str) -> set[str]:
     return {_KEY_KIND[i] for i, _start, _end in _FINDER.find_matches_as_indexes(low, overlapping=True)}
 
 
+# After "follow-up PR" or "follow-up task": this PR's relation to an earlier one, not work left open.
+_RELATION_AFTER = re.compile(r"\s*(?:to|of|for|from|on)\b")
 # Words before a hit that say the thing is done, not open: "removing the old TODO", "no follow-ups".
 _DONE_BEFORE = re.compile(
     r"\b(?:remov\w*|resolv\w*|address\w*|fix\w*|clean\w*|clear\w*|clos\w*|drop\w*|delet\w*|no|without)\b"
@@ -352,8 +354,11 @@ def open_work(sentence: str) -> bool:
     if "open" not in _kinds(low):
         return False
     for m in _OPEN_PHRASE.finditer(low):
-        if not _DONE_BEFORE.search(low, 0, m.start()):
-            return True
+        if _DONE_BEFORE.search(low, 0, m.start()):
+            continue
+        if "follow" in m.group(0) and _RELATION_AFTER.match(low, m.end()):
+            continue  # "a follow-up PR to #3362", "a follow up task from above PR": what this PR is
+        return True
     return False
 
 
