@@ -300,8 +300,16 @@ def test_partial_reverts_and_prs_reverted_by_others():
 def test_a_squash_merged_revert_title_names_the_reverted_pr():
     title = 'Revert "[megatron] fix: Qwen3.5 LoRA & MTP support (#5599)"'
     assert {r.number: r.relation for r in cross_refs(REPO, 5700, [title, ""], None)} == {5599: "reverts"}
-    # a title that only quotes another title names no reverted PR
-    assert cross_refs(REPO, 5700, ['Revert "[model] feat: Add MiniCPM-o 2.6 support"', ""], None) == []
+    # a title that only quotes another title: the latest earlier PR of that title in the cache
+    title = 'Revert "[model] feat: Add MiniCPM-o 2.6 support"'
+    assert cross_refs(REPO, 5700, [title, "This reverts commit 0a1b2c3."], None) == []
+    known = {
+        1833: ("[model] feat: Add MiniCPM-o 2.6 support", "merged"),
+        1900: ("[model] feat: other", "merged"),
+    }
+    got = cross_refs(REPO, 2000, [title, "This reverts commit 0a1b2c3."], known)
+    assert [(r.number, r.relation) for r in got] == [(1833, "reverts")]
+    assert cross_refs(REPO, 1800, [title, ""], known) == []  # not a later PR
 
 
 def test_a_later_relanding_in_the_cache_is_linked_and_refreshed():

@@ -262,8 +262,9 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
         quoted = _REVERT_TITLE.match(text)
         if quoted:  # Revert "[x] fix: thing (#N)": the PR it reverts, whatever else the text names
             m = _REVERT_TITLE_NUMBER.search(quoted.group(1))
-            if m:
-                add(repo_l, int(m.group(1)), "reverts", None, repo)
+            reverted = int(m.group(1)) if m else _latest_titled(quoted.group(1), number, known_prs)
+            if reverted is not None:
+                add(repo_l, reverted, "reverts", None, repo)
         for start, written, num, url in _references(text):
             written = written or repo  # a bare #N is this repository's
             target = written.lower()
@@ -368,6 +369,16 @@ def _relanding(ref: CrossRef, number: int, known_prs: dict | None) -> int | None
         if _plain_title(low) == want or ("reland" in low or "re-land" in low) and f"#{ref.number}" in low:
             return n
     return None
+
+
+def _latest_titled(title: str, number: int, known_prs: dict | None) -> int | None:
+    """The latest PR before `number` in the cache with exactly this title: what `Revert "title"` (git's
+    and GitHub's revert message, beside "This reverts commit <sha>") reverts when no (#N) says it."""
+    if not known_prs:
+        return None
+    want = title.strip()
+    found = [n for n, (t, _state) in known_prs.items() if n < number and (t or "").strip() == want]
+    return max(found) if found else None
 
 
 def _plain_title(title: str) -> str:
