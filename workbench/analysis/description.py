@@ -194,10 +194,17 @@ def _sections(body: str) -> list[tuple[str, str]]:
 
 def _without_template(sec: str, conv: Conventions, open_section: bool = False) -> str:
     """The section without its template paragraphs."""
+    # What makes a paragraph template is looked for in the whole section first: a guidance phrase, a
+    # checkbox, a code block or a callout absent from the section is absent from each of its paragraphs,
+    # and most sections an author wrote hold none of them.
+    phrases = conv.is_boilerplate(sec)
+    if not phrases and "[ ]" not in sec and "[x]" not in sec and "[X]" not in sec and "```" not in sec:
+        if "> [!" not in sec:
+            return sec
     kept = []
     after_open_label = open_section
     for para in _paragraphs(sec):
-        if not _is_template(para, conv, checklist_allowed=after_open_label):
+        if not _is_template(para, conv, checklist_allowed=after_open_label, phrases=phrases):
             kept.append(para)
         first = para.lstrip().split("\n", 1)[0]
         after_open_label = open_section or _is_label(first) and _is_open_label(first)
@@ -236,7 +243,7 @@ def _paragraphs(sec: str) -> list[str]:
     return paras
 
 
-def _is_template(para: str, conv: Conventions, checklist_allowed: bool = False) -> bool:
+def _is_template(para: str, conv: Conventions, checklist_allowed: bool = False, phrases: bool = True) -> bool:
     first = para.lstrip()
     if _CHECKBOX.match(first) and not checklist_allowed:
         return True
@@ -246,7 +253,7 @@ def _is_template(para: str, conv: Conventions, checklist_allowed: bool = False) 
             return True
     if first.startswith("> [!"):  # a GitHub callout: the template's guidance
         return True
-    return conv.is_boilerplate(para)
+    return phrases and conv.is_boilerplate(para)
 
 
 def _label_text(line: str) -> str:
