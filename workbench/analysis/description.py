@@ -285,7 +285,7 @@ def _is_open_label(text: str) -> bool:
 # ---- blocks and sentences ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     kind: str  # heading | label | item | para | code | table
     text: str
