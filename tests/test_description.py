@@ -272,6 +272,8 @@ def test_another_repositorys_refs_and_urls():
         REPO, 7044, ["t", "Same as [#39771](https://github.com/vllm-project/vllm/pull/39771)."], None
     )
     assert [r.name for r in got] == ["vllm-project/vllm#39771"]
+    text = "Same failure as [vLLM\nissue #39771](https://github.com/vllm-project/vllm/issues/39771); see #12."
+    assert [r.name for r in cross_refs(REPO, 7044, ["t", text], None)] == ["vllm-project/vllm#39771", "#12"]
 
 
 def test_a_revert_links_what_it_reverts_under_the_old_repository_name():

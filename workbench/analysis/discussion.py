@@ -309,8 +309,8 @@ def _references(text: str) -> list[tuple[int, str, int, str | None]]:
                 continue
             if _COUNTED.search(text, max(0, start - 20), start):
                 continue
-            if before == "[" and text.startswith("](", m.end()):
-                continue  # "[#N](url)": the link says whose #N it is, and is read as a URL
+            if _in_link_text(text, start, m.end()):
+                continue  # "[vLLM issue #N](url)": the link says whose #N it is, and is read as a URL
             hits.append((start, "", int(m.group(1)), None))
     if "github.com/" in text:
         for m in _REF_URL.finditer(text):
@@ -324,6 +324,15 @@ def _references(text: str) -> list[tuple[int, str, int, str | None]]:
     if "|" in text:
         hits = [h for h in hits if not _in_numbered_row(text, h[0])]
     return hits
+
+
+def _in_link_text(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is inside the text of a Markdown link, "[ ... ](url)"."""
+    opening = text.rfind("[", max(0, start - 100), start)
+    if opening < 0 or "]" in text[opening:start]:
+        return False
+    closing = text.find("]", end, end + 100)
+    return closing >= 0 and text.startswith("(", closing + 1) and "[" not in text[end:closing]
 
 
 def _in_numbered_row(text: str, at: int) -> bool:
