@@ -26,7 +26,7 @@ from workbench.analysis.conclusions import (
 )
 from workbench.analysis.conventions import default_conventions
 from workbench.analysis.diff import parse_file
-from workbench.analysis.model import KeyFile, Signal
+from workbench.analysis.model import Description, KeyFile, Signal
 from workbench.analysis.signals import CodeFacts, Hit
 from workbench.records import PRRecord
 
@@ -77,10 +77,10 @@ def ref_pick_key_symbols(facts, desc, patch_text, conv):
     import re
 
     ident = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
-    if not facts.symbols and not desc.get("code_spans"):
+    if not facts.symbols and not desc.code_spans:
         return []
     scores = Counter(facts.symbols)
-    for span in desc.get("code_spans", []):
+    for span in desc.code_spans:
         name = span.rstrip("()")
         if ident.match(span) and ("_" in name or "." in name or any(c.isupper() for c in name[1:])):
             short = name.rsplit(".", 1)[-1]
@@ -188,7 +188,7 @@ def test_pick_key_symbols_matches_most_common():
         symbols = Counter({n: rng.choice([1.0, 1.0, 2.0, 3.5]) for n in names})
         extra = ["update_weights", "not an ident", "lower", "xΩmega", "xǅ", "ñame", "aB"]
         spans = rng.sample(pool + extra, rng.randrange(0, 5))
-        desc = {"code_spans": spans} if spans or rng.random() < 0.5 else {}
+        desc = Description(code_spans=spans if spans or rng.random() < 0.5 else [])
         patch_text = rng.choice(["", "def update_weights(): load_model Trainer lower xΩmega xǅ ñame aB"])
         before = Counter(symbols)
         facts = CodeFacts(symbols=symbols)
