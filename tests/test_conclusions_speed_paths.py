@@ -252,8 +252,11 @@ def test_named_paths_short_text_and_short_names():
     files = [{"filename": n} for n in names] + ["not a dict"]
     rec = PRRecord(repo="o/r", number=1, pr={}, files=files, review_comments=[{"path": "pkg/z.py"}, {}])
     named = {"pkg/abcd.py", "lib/abcd", "pkg/io.py", "pkg/z.py"}
-    assert named_paths({"text": "see abcd.py and io.py"}, rec) == named
-    assert named_paths({"text": "abcd"}, rec) == {"lib/abcd", "pkg/z.py"}  # the shortest text that can name
-    assert named_paths({"text": "abc"}, rec) == {"pkg/z.py"}  # shorter than any name that counts
-    assert named_paths({"text": "abc run"}, rec) == {"pkg/z.py"}  # 3-character names never count
-    assert named_paths({}, PRRecord(repo="o/r", number=1, pr={}, files=files)) == set()
+    assert named_paths(Description(text="see abcd.py and io.py"), rec) == named
+    assert named_paths(Description(text="abcd"), rec) == {
+        "lib/abcd",
+        "pkg/z.py",
+    }  # the shortest text that can name
+    assert named_paths(Description(text="abc"), rec) == {"pkg/z.py"}  # shorter than any name that counts
+    assert named_paths(Description(text="abc run"), rec) == {"pkg/z.py"}  # 3-character names never count
+    assert named_paths(Description(), PRRecord(repo="o/r", number=1, pr={}, files=files)) == set()
