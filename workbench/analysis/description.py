@@ -156,7 +156,8 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
         if not sec:
             continue
         # A repository's template sections come back verbatim in most of its PRs: each is cleaned once.
-        key = (_is_open_label(heading), sec)
+        # Whether the heading names open work matters only to a checklist under it.
+        key = ("[" in sec and _is_open_label(heading), sec)
         cleaned = memo.get(key)
         if cleaned is None:
             cleaned = _without_template(sec, conv, open_section=key[0])
