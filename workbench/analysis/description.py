@@ -110,6 +110,10 @@ _OPEN_KEYS = (
     "n't impl", "n't test", "not impl", "not test", "separate", "follow", "future", "later", "subsequent",
     "next pr", "next pull", "another", "upcoming", "dedicated", "left ", "leav", "defer", "scope", "known ",
     "limitation", "will be ", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
+    # and the words of _OPEN_LABEL the ones above miss: a text holding none has no open-work label
+    "to-do", "next step", "caveat", "unsupported", "what's", "whats", "open question", "open issue",
+    "open item", "remaining", "planned", "further", "pending", "not done", "not incl", "not addr",
+    "not in this", "not part of", "待完成", "限制", "已知问题", "遗留问题",
 )  # fmt: skip
 # Every key of every list in one automaton (a DFA in Rust): one pass over a block says which lists it
 # touches, where asking each list with `in` costs a scan per key.
@@ -417,15 +421,24 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
         return desc
     if "`" in text:
         desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
+    # What the text holds at all, asked once of the whole text: most descriptions hold none of the
+    # keys and no number, and are then never split into blocks.
+    kinds = _kinds(text.lower())
+    numbers = _has_number(text)
+    tests = "test" in kinds or any(_is_test_heading(h) for h, _ in sections)
+    if not (kinds or numbers or tests):
+        return desc
     blocks = _blocks(sections)
-    desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks)
-    desc.open_items = _open_items(blocks)
+    if "cause" in kinds or tests or numbers:
+        desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks, numbers)
+    if "open" in kinds:
+        desc.open_items = _open_items(blocks)
     return desc
 
 
-def _sentences_of_kinds(blocks: list[_Block]) -> tuple[list[str], list[str], list[str]]:
-    """(root-cause, test-plan, number) sentences of the blocks. Each kind is first asked of the whole
-    block: most blocks hold none, and are never split into sentences."""
+def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[list[str], list[str], list[str]]:
+    """(root-cause, test-plan, number) sentences of the blocks (number sentences only if `numbers`).
+    Each kind is first asked of the whole block: most blocks hold none, and are never split."""
     found: tuple[list[str], list[str], list[str]] = ([], [], [])
     for b in blocks:
         if b.kind not in ("para", "item"):
@@ -434,7 +447,7 @@ def _sentences_of_kinds(blocks: list[_Block]) -> tuple[list[str], list[str], lis
         has = (
             "cause" in b.kinds,
             in_test_section or "test" in b.kinds,
-            len(found[2]) < _LIMIT and _has_number(b.text),
+            numbers and len(found[2]) < _LIMIT and _has_number(b.text),
         )
         if not any(has):
             continue
