@@ -314,6 +314,13 @@ def test_a_squash_merged_revert_title_names_the_reverted_pr():
     assert cross_refs(REPO, 1800, [title, ""], known) == []  # not a later PR
 
 
+def test_the_reverts_line_wins_over_an_issue_number_in_the_quoted_title():
+    known = {6350: ("[fsdp] fix: emit distillation outputs (#6293)", "merged")}
+    texts = ['Revert "[fsdp] fix: emit distillation outputs (#6293)"', "Reverts verl-project/verl#6350"]
+    got = cross_refs(REPO, 6360, texts, known)
+    assert [(r.number, r.relation) for r in got] == [(6293, "mentions"), (6350, "reverts")]
+
+
 def test_a_later_relanding_in_the_cache_is_linked_and_refreshed():
     known = {
         6226: ("[reward] fix: compute correct rollout world size", "merged"),

@@ -256,15 +256,13 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
         elif _RANK[rel] > _RANK[old.relation]:
             old.relation = rel
 
+    quoted_title = None
     for text in texts:
         if not text or len(found) >= 50:
             continue
         quoted = _REVERT_TITLE.match(text)
-        if quoted:  # Revert "[x] fix: thing (#N)": the PR it reverts, whatever else the text names
-            m = _REVERT_TITLE_NUMBER.search(quoted.group(1))
-            reverted = int(m.group(1)) if m else _latest_titled(quoted.group(1), number, known_prs)
-            if reverted is not None:
-                add(repo_l, reverted, "reverts", None, repo)
+        if quoted and quoted_title is None:
+            quoted_title = quoted.group(1)
         for start, written, num, url in _references(text):
             written = written or repo  # a bare #N is this repository's
             target = written.lower()
@@ -274,7 +272,18 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
                 # and a PR can only be reverted in its own repository: a renamed one keeps its numbers
                 target, written = repo_l, repo
             add(target, num, rel, url, written)
-    return link_relandings(list(found.values()), number, known_prs)
+    refs = list(found.values())
+    if quoted_title is not None and not any(r.relation == "reverts" for r in refs):
+        # Revert "[x] fix: thing (#N)" and no "Reverts owner/name#M" line: the quoted title's own (#N),
+        # else the PR of that title. The line wins when there is one: a reverted PR's title can end in
+        # the number of the issue it fixed.
+        m = _REVERT_TITLE_NUMBER.search(quoted_title)
+        reverted = int(m.group(1)) if m else _latest_titled(quoted_title, number, known_prs)
+        if reverted is not None and reverted != number:
+            title, state = (known_prs or {}).get(reverted, (None, None))
+            refs = [r for r in refs if not (r.repo is None and r.number == reverted)]
+            refs.insert(0, CrossRef(reverted, "reverts", title, state, None, None))
+    return link_relandings(refs, number, known_prs)
 
 
 def link_relandings(refs: list[CrossRef], number: int, known_prs: dict | None) -> list[CrossRef]:
