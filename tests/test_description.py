@@ -367,3 +367,20 @@ def test_title_tags_with_and_without_separators():
     p = parse_title("no brackets nor colon")
     assert (p.tags, p.kind, p.revert, p.subject) == ([], None, False, "no brackets nor colon")
     assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind is None
+
+
+def test_template_memory_is_per_conventions_and_changes_nothing():
+    from workbench.analysis.conventions import Conventions
+
+    body = (
+        "### Why\n\n> Please describe the change.\n\nThe cache was stale.\n\n### Extra\n\nPlease describe it."
+    )
+    keeps = Conventions(drop_phrases=[])
+    drops = Conventions(drop_phrases=["Please describe"])
+    for _ in range(2):  # the second round reads from the memory
+        assert strip_template(body, drops)[0] == "### Why\nThe cache was stale."
+        assert strip_template(body, keeps)[0] == (
+            "### Why\n> Please describe the change.\n\nThe cache was stale.\n\n### Extra\nPlease describe it."
+        )
+    first = read_description("t", body, Conventions(drop_phrases=["Please describe"]))
+    assert read_description("t", body, drops) == first
