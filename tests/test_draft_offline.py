@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.analysis.model import Analysis, CrossRef, Evidence, KeyFile, Signal
+from workbench.analysis.model import Analysis, CrossRef, Description, Discussion, Evidence, KeyFile, Signal
 from workbench.brief import parse_brief, render_brief
 from workbench.drafting.llm import language_share
 from workbench.drafting.offline import draft_offline, headline
@@ -69,18 +69,18 @@ def _analysis(**over) -> Analysis:
         ],
         cross_refs=[CrossRef(7366, "mentions", "ACK timeout", "open")],
         areas=["rollout"],
-        description={
-            "text": "…",
-            "root_cause": ["The IPC block is freed only after the ACK, so full GC hid a race."],
-            "test_plan": ["pytest tests/utils/test_bucketed_weight_transfer.py"],
-            "numbers": ["GC took 1.2 s per step"],
-            "followups": ["The ACK timeout is left for #7366."],
-        },
-        discussion={
-            "changes_requested_outstanding": ["bob"],
-            "unresolved": ["bob: what if _cleanup raises?"],
-            "promises": ["I will add the timeout in a follow-up PR."],
-        },
+        description=Description(
+            text="…",
+            root_cause=["The IPC block is freed only after the ACK, so full GC hid a race."],
+            test_plan=["pytest tests/utils/test_bucketed_weight_transfer.py"],
+            numbers=["GC took 1.2 s per step"],
+            open_items=["The ACK timeout is left for #7366."],
+        ),
+        discussion=Discussion(
+            changes_requested_outstanding=["bob"],
+            unresolved=["bob: what if _cleanup raises?"],
+            promises=["I will add the timeout in a follow-up PR."],
+        ),
     )
     d.update(over)
     return Analysis(**d)
@@ -141,7 +141,7 @@ def test_sparse_analysis_fills_what_it_can_and_leaves_the_rest_empty():
         effort=1,
         minutes=4,
         deciding=[],
-        description={"empty": True},
+        description=Description(),
     )
     rec = PRRecord(
         repo="o/r",
@@ -212,7 +212,7 @@ def test_zh_draft_names_other_repositories_refs_and_each_ref_once():
 
 
 def test_empty_sections_say_nothing_and_risks_come_with_their_evidence():
-    a = _analysis(open_items=[], cross_refs=[], discussion={}, description={"text": "…"})
+    a = _analysis(open_items=[], cross_refs=[], discussion=Discussion(), description=Description(text="…"))
     b = draft_offline(_record(state="merged"), a, "zh")
     boiler = ("启发式未发现遗留项", "请核对测试覆盖", "无需后续动作")
     assert not any(x in line for x in boiler for line in b.open_items + b.next_steps)

@@ -260,7 +260,7 @@ def test_revert_detected_from_title_and_body():
     assert "revert" in names(a) and a.verdict == "skip" and a.reverts == 41
     assert [r.kind for r in a.risks] == ["behaviour-change"]
     ref = next(r for r in a.cross_refs if r.number == 41)
-    assert (ref.relation, ref.title, ref.state) == ("revert", "[trainer] feat: new loss", "merged")
+    assert (ref.relation, ref.title, ref.state) == ("reverts", "[trainer] feat: new loss", "merged")
     b = analyze(record([code_file(code_lines(3))], title="[trainer] fix: revert-safe loader"))
     assert "revert" not in names(b)
 
@@ -305,7 +305,7 @@ Ran `pytest tests/utils/test_bucketed_weight_transfer.py` on 8 GPUs.
 def test_description_template_stripped_and_substance_found():
     a = analyze(record([code_file(["+x = 1"])], body=VERL_TEMPLATE_BODY))
     d = a.description
-    text = d["text"]
+    text = d.text
     for gone in (
         "Checklist",
         "Search for similar",
@@ -317,13 +317,13 @@ def test_description_template_stripped_and_substance_found():
     ):
         assert gone not in text
     assert "Root cause" in text and "pytest tests/utils" in text
-    assert any("Root cause" in s and "still mapped" in s for s in d["root_cause"])  # wrapped line kept whole
-    assert any("41.2 GiB" in s for s in d["numbers"])
-    assert any("pytest" in s for s in d["test_plan"])
-    assert any("out of scope" in s for s in d["followups"])
+    assert any("Root cause" in s and "still mapped" in s for s in d.root_cause)  # wrapped line kept whole
+    assert any("41.2 GiB" in s for s in d.numbers)
+    assert any("pytest" in s for s in d.test_plan)
+    assert any("out of scope" in s for s in d.open_items)
     assert {"desc.root_cause", "desc.numbers", "desc.test_plan", "desc.followups"} <= names(a)
     assert any("follow-up" in item for item in a.open_items)
-    assert "_cleanup" in d["code_spans"]
+    assert "_cleanup" in d.code_spans
 
 
 def test_template_only_description_is_empty():
@@ -332,7 +332,7 @@ def test_template_only_description_is_empty():
         ln for ln in VERL_TEMPLATE_BODY.split("\n") if not any(k in ln for k in substance)
     )
     a = analyze(record([code_file(["+x = 1"])], body=template_only))
-    assert a.description["empty"] and "desc.empty" in names(a)
+    assert a.description.empty and "desc.empty" in names(a)
     assert not ({"desc.root_cause", "desc.numbers", "desc.followups"} & names(a))
     assert "desc.empty" not in names(
         analyze(record([code_file(["+x = 1"])], body="Fixes the loader because it hung."))
@@ -342,7 +342,7 @@ def test_template_only_description_is_empty():
 def test_heading_like_lines_in_code_blocks_and_issue_numbers_are_not_headings():
     body = "Fixes #12\n\n```bash\n# Checklist\nrun.sh\n```\n\n#13 is related."
     a = analyze(record([code_file(["+x = 1"])], body=body))
-    assert "run.sh" in a.description["text"] and "#13 is related" in a.description["text"]
+    assert "run.sh" in a.description.text and "#13 is related" in a.description.text
 
 
 # ---- discussion -------------------------------------------------------------------------------------------------
@@ -384,13 +384,13 @@ def test_discussion_reviews_threads_reviewers_promises():
     ]
     a = analyze(record([code_file(code_lines(5))], reviews=reviews, review_comments=comments))
     d = a.discussion
-    assert d["reviewers"] == ["bob", "carol", "dave", "erin"]  # not the author, not the bot
-    assert d["changes_requested_outstanding"] == ["bob"]
-    assert d["unresolved_threads"] == 1
+    assert d.reviewers == ["bob", "carol", "dave", "erin"]  # not the author, not the bot
+    assert d.changes_requested_outstanding == ["bob"]
+    assert d.unresolved_threads == 1
     ev = sig(a, "discussion.unresolved").evidence[0]
     assert (ev.file, ev.line) == ("pkg/engine.py", 12) and "_cleanup raises" in ev.text
     assert "discussion.changes_requested" in names(a) and "discussion.reviewers" in names(a)
-    assert any("follow-up" in p for p in d["promises"])
+    assert any("follow-up" in p for p in d.promises)
     assert any(i.startswith("unresolved review thread") for i in a.open_items)
     assert any(i.startswith("author promised") for i in a.open_items)
     assert (

@@ -127,7 +127,7 @@ def test_sample_verdicts(sample):
     assert (
         revert
         and revert[0].signal("revert")
-        and any(x.relation == "revert" for x in revert[0].cross_refs)
+        and any(x.relation == "reverts" for x in revert[0].cross_refs)
         or revert[0].signal("revert")
     )
 

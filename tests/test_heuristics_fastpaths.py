@@ -90,7 +90,7 @@ def test_sentences_stop_once_enough_and_test_sections_keep_their_first_three():
     assert _sentences(text, 4)[:4] == ["One.", "Two.", "Three.", "Four."]
     conv = load_conventions("example-org/minirl")
     desc = read_description("t", "### Test\nRan A. Ran B. Ran C. Ran D.", conv)
-    assert desc["test_plan"][:3] == ["Ran A.", "Ran B.", "Ran C."]
+    assert desc.test_plan[:3] == ["Ran A.", "Ran B.", "Ran C."]
 
 
 def test_promises_only_from_texts_that_name_one():
@@ -99,4 +99,4 @@ def test_promises_only_from_texts_that_name_one():
         {"user": {"login": "alice"}, "body": "Rebased on main. Tests are green."},
     ]
     a = analyze(record([file("a.py", hunk(1, ["+x = 1"]))], issue_comments=comments))
-    assert a.discussion["promises"] == ["I will add the docs in a follow-up PR."]
+    assert a.discussion.promises == ["I will add the docs in a follow-up PR."]

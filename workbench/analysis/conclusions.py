@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
-from .model import RISK_KINDS, Evidence, KeyFile, Risk, Signal
+from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol
 from .signals import CodeFacts
 
@@ -430,11 +430,11 @@ def effort_and_minutes(f: Facts, verdict: str, conv: Conventions) -> tuple[int, 
     return effort, table[min(effort, len(table)) - 1]
 
 
-def named_paths(desc: dict, record: PRRecord) -> set[str]:
+def named_paths(desc: Description, record: PRRecord) -> set[str]:
     """Files the description or the reviewers point at: by path, or by a base name in `code`."""
     comments = record.review_comments
     named = {c.get("path") for c in comments if c.get("path")} if comments else set()
-    text = desc.get("text") or ""
+    text = desc.text
     if len(text) < 4:  # no base name that counts (4 characters or more) fits
         return named
     for fd in record.files:
@@ -522,10 +522,10 @@ _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
 
 
-def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conventions) -> list[str]:
+def pick_key_symbols(facts: CodeFacts, desc: Description, patch_text: str, conv: Conventions) -> list[str]:
     """Symbols by weight (code over tests), raised when the description names them in `code`."""
     scores = dict(facts.symbols)
-    for span in desc.get("code_spans") or ():
+    for span in desc.code_spans:
         name = span.rstrip("()")
         # a name worth a reader's attention: snake_case, dotted or CamelCase, not a plain word
         if _IDENT.match(span) and ("_" in name or "." in name or name[1:] != name[1:].lower()):
@@ -542,7 +542,7 @@ def pick_key_symbols(facts: CodeFacts, desc: dict, patch_text: str, conv: Conven
 
 
 def open_items_of(
-    signals: list[Signal], desc: dict, disc: dict, truncated: list[str], facts: CodeFacts, n: int
+    signals: list[Signal], desc: Description, disc: Discussion, truncated: list[str], facts: CodeFacts, n: int
 ) -> list[str]:
     items: list[str] = []
     # The prefixes below are stable: the offline drafter matches them to translate the items.
@@ -555,20 +555,16 @@ def open_items_of(
     for s in signals:
         if s.name == "tests.missing":
             items.append(f"changed code without tests: {s.label}")
-    followups = desc.get("followups")
-    if followups:
-        for s in followups[:n]:
-            items.append(f"author notes a follow-up / not addressed: {s}")
-    promises = disc.get("promises")
-    if promises:
-        for p in promises[:n]:
-            items.append(f"author promised: {p}")
-    unresolved = disc.get("unresolved")
-    if unresolved:
-        for u in unresolved[:n]:
-            items.append(f"unresolved review thread: {u}")
-    if disc.get("changes_requested_outstanding"):
-        items.append("changes still requested by " + ", ".join(disc["changes_requested_outstanding"]))
+    for s in desc.open_items[:n]:
+        items.append(f"author notes a follow-up / not addressed: {s}")
+    for p in disc.promises[:n]:
+        items.append(f"author promised: {p}")
+    for d in disc.deferred[:n]:
+        items.append(f"reviewer left for later: {d}")
+    for u in disc.unresolved[:n]:
+        items.append(f"unresolved review thread: {u}")
+    if disc.changes_requested_outstanding:
+        items.append("changes still requested by " + ", ".join(disc.changes_requested_outstanding))
     for t in truncated:
         items.append(f"data: {t}")
     return items

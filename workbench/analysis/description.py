@@ -1,91 +1,44 @@
 """What the author says: the PR description with the template's boilerplate stripped, and what it tells
-a reader (root cause, test plan, numbers, follow-ups, code names). Pure functions over text; evidence is
-the sentence itself. The discussion and cross-references are in discussion.py."""
+a reader (root cause, test plan, numbers, what is left open, code names). Pure functions over text;
+evidence is the sentence itself. The discussion and cross-references are in discussion.py.
+
+The description is read as Markdown blocks (headings, list items, paragraphs, code), because what is
+left open is told by structure as often as by words: a "**TODO:**" label over a list, a "Limitations"
+section. Template text never counts: it is stripped before anything is read.
+"""
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterator
-from itertools import chain
-from typing import Any
+from dataclasses import dataclass, field
+
+import ahocorasick_rs
 
 from .conventions import Conventions
-from .model import Evidence, Signal
+from .model import Description, Evidence, Signal
 
-_CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+\.)\s*\[[ xX]\]")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?。！？；])\s+")
-# A number with a unit: measurements, speedups, memory. Starts with a digit, so the regex engine skips
-# to digits at C speed (no re.I: the units are spelled in the cases people write them).
-# The number part is possessive: no unit starts with a digit, comma, dot or blank, so a shorter number
-# than the longest can never be followed by a unit, and retrying them made long digit runs quadratic.
-_UNITS = (
-    r"%|[xX](?!\w)|×(?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|[MGK]i?B\b|"
-    r"[MG]bps|tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟"
-)
-_NUMBER = re.compile(r"\d(?:,*+\d)*+(?:\.\d++)?+\s?+(?:" + _UNITS + ")")
-# The same search for ASCII text, on its bytes with every digit made "0": the regex then starts with a
-# literal, which the engine skips to at memchr speed instead of testing a digit class at each
-# character (2x cheaper). The blank class is what \s matches among ASCII characters; the units that
-# are not ASCII cannot be in ASCII text.
-_ASCII_NUMBER = re.compile(
-    (
-        r"0(?:,*+0)*+(?:\.0++)?+[ \t\n\r\f\v\x1c-\x1f]?+(?:"
-        + "|".join(u for u in _UNITS.split("|") if u.isascii())
-        + ")"
-    ).encode()
-)
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-
-
-def _number_starts(text: str, end: int) -> Iterator[int]:
-    """Where `_NUMBER` matches in text[:end], in order."""
-    if text.isascii():
-        return (m.start() for m in _ASCII_NUMBER.finditer(text.encode().translate(_DIGITS_TO_ZERO), 0, end))
-    return (m.start() for m in _NUMBER.finditer(text, 0, end))
-
-
-# "from 3 to 5". re.I leaves the regex no literal to skip to, so it is only tried where the lowercased
-# text has "from" (the letters of "from" have no other case-insensitive match, nor does any other
-# character lowercase to them); the leading \b is checked by `_from_to` on each hit.
-_FROM_TO = re.compile(r"from\s+\d[\d.,]*\s*\S*\s+to\s+\d", re.I)
-
-
-def _from_to(text: str, low: str, end: int) -> Iterator[int]:
-    """Where the matches of `\\bfrom...` in text[:end] start, in order (`low` is text.lower())."""
-    if len(low) != len(text):  # a character lowercased to several: positions differ, search it all
-        yield from _from_to_searched(text, end)
-        return
-    pos = 0
-    while True:
-        i = low.find("from", pos, end)
-        if i < 0:
-            return
-        m = _FROM_TO.match(text, i, end)
-        if m is None or (i and (text[i - 1].isalnum() or text[i - 1] == "_")):
-            pos = i + 1  # no match here, or a hit inside a word: retried one character on
-            continue
-        yield i
-        pos = m.end()
-
-
-def _from_to_searched(text: str, end: int) -> Iterator[int]:
-    """`_from_to` by searching all of text[:end]: a hit inside a word is retried one character on."""
-    pos = 0
-    while True:
-        m = _FROM_TO.search(text, pos, end)
-        if m is None:
-            return
-        i = m.start()
-        if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
-            pos = i + 1
-            continue
-        yield i
-        pos = m.end()
-
-
+# The lines that open or close a code block, and heading lines: up to three blanks, one to six '#',
+# then a blank and the title (group 2) or nothing. Matched after a newline, which the engine skips to
+# fast, on "\n" + the text.
+_FENCE_OR_HEADING = re.compile(r"\n(?:[ \t]*```|( {0,3}#{1,6})(?:[ \t]+([^\n]*?))?[ \t#]*(?=\n))")
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+(?:\[([ xX])\]\s*)?")
+_ITEM_START = re.compile(r"\n(?=\s*(?:[-*+]|\d+[.)])\s)")
+_CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+\.)\s*\[[ xX]\]")
+_PARA_SPLIT = re.compile(r"\n[ \t]*\n")
+# Where a sentence ends inside a block: after . ! ? followed by a blank, or after a CJK stop.
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
+
+# A number with a unit: measurements, speedups, memory (no re.I: units are spelled as people write them).
+# The number part is possessive: no unit starts with a digit, comma, dot or blank, so retrying shorter
+# numbers can never help, and it made long digit runs quadratic.
+_NUMBER = re.compile(
+    r"\d(?:,*+\d)*+(?:\.\d++)?+\s?+(?:%|[xX](?!\w)|×(?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|"
+    r"[MGK]i?B\b|[MG]bps|tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
+)
+_FROM_TO = re.compile(r"\bfrom\s+\d[\d.,]*\s*\S*\s+to\s+\d")  # on lowercased text: "from 3 to 5"
+
 
 ROOT_CAUSE = (
     "root cause",
@@ -121,129 +74,101 @@ TEST_PLAN = (
     "验证",
     "复现",
 )
-FOLLOWUP = (
-    "follow-up",
-    "follow up",
-    "followup",
-    "not addressed",
-    "out of scope",
-    "separate pr",
-    "future pr",
-    "next pr",
-    "later pr",
-    "in the future",
-    "todo",
-    "left for",
-    "not covered",
-    "not yet supported",
-    "will be addressed",
-    "another pr",
-    "后续",
-    "暂不",
-    "未覆盖",
+
+# ---- what is left open ------------------------------------------------------------------------------
+# A heading or a label line ("**TODO:**", "Limitations", "Deliberately out of scope") that announces
+# what the PR does not do: the list under it holds the open items, never the label itself.
+_OPEN_LABEL = re.compile(
+    r"(?:future |remaining |open |known |pending )?(?:todos?|to-dos?)"
+    r"|(?:future|remaining|follow[- ]?up|further|planned) (?:work|plans?|improvements?|items?|tasks?|prs?)"
+    r"|follow[- ]?ups?|next steps?|what'?s (?:left|next|missing)|open (?:questions?|issues?|items?)"
+    r"|(?:known )?limitations?|known (?:issues?|problems?|bugs?)|caveats?|unsupported"
+    r"|(?:\w+ )?out of scope|not (?:yet )?(?:supported|implemented|done|included|covered|addressed)"
+    r"|not (?:in|part of|covered by|addressed (?:in|by)) this pr|left for later"
+    r"|后续(?:工作|计划)?|待办(?:事项)?|待完成|限制|已知问题|遗留问题"
+)
+# A sentence that says something is left open, on lowercased text. "separate process" is no
+# "separate PR". The alternatives start with a letter, not with \b, so the engine skips ahead to the
+# letters they can start with; a word before one of them ("cannot yet") only ever reads the same.
+# _OPEN_KEYS holds a piece of every alternative: a sentence without any of them is not searched.
+_OPEN_PHRASE = re.compile(
+    r"todos?\b"
+    r"|not (?:yet|currently)\b"
+    r"|(?:is|are|was|were)(?:n't| not) (?:yet )?(?:supported|handled|covered|implemented|tested)\b"
+    r"|not (?:supported|covered|handled)\b"
+    r"|(?:separate|follow[- ]?up|future|later|subsequent|next|another|upcoming|dedicated) "
+    r"(?:prs?|pull requests?)\b"
+    r"|follow[- ]?ups?\s*(?:[:(]|work\b|items?\b|tasks?\b)|(?:in|as|for) a (?:separate |future )?follow[- ]?up\b"
+    r"|(?:should|will|plan to|need to|would like to)\b[^.]{0,80}\bin the future\b"
+    r"|(?:left|leave|leaving|deferred?) (?:for|to|as) (?:later|a follow|future|another|a separate|the next)"
+    r"|out of scope\b|known (?:issues?|limitations?|problems?|bugs?)\b|limitations?:"
+    r"|will be (?:addressed|handled|fixed|added|supported|done|implemented) (?:later|separately|in a|as a)\b"
+    r"|后续|暂不|未覆盖|尚未|待办|暂未"
+)
+_OPEN_KEYS = (
+    "todo", "not yet", "not curr", "not supp", "not cov", "not hand", "n't supp", "n't cov", "n't hand",
+    "n't impl", "n't test", "not impl", "not test", "separate", "follow", "future", "later", "subsequent",
+    "next pr", "next pull", "another", "upcoming", "dedicated", "left ", "leav", "defer", "scope", "known ",
+    "limitation", "will be ", "后续", "暂不", "未覆盖", "尚未", "待办", "暂未",
+    # and the words of _OPEN_LABEL the ones above miss: a text holding none has no open-work label
+    "to-do", "next step", "caveat", "unsupported", "what's", "whats", "open question", "open issue",
+    "open item", "remaining", "planned", "further", "pending", "not done", "not incl", "not addr",
+    "not in this", "not part of", "待完成", "限制", "已知问题", "遗留问题",
+)  # fmt: skip
+# Every key of every list in one automaton (a DFA in Rust): one pass over a block says which lists it
+# touches, where asking each list with `in` costs a scan per key.
+_KEY_LISTS = {"cause": ROOT_CAUSE, "test": TEST_PLAN, "open": _OPEN_KEYS}
+_KEY_KIND = [kind for kind, keys in _KEY_LISTS.items() for _ in keys]
+_FINDER = ahocorasick_rs.AhoCorasick([k for keys in _KEY_LISTS.values() for k in keys])
+
+
+def _kinds(low: str) -> set[str]:
+    """Which of _KEY_LISTS have a key in `low` (lowercased text)."""
+    return {_KEY_KIND[i] for i, _start, _end in _FINDER.find_matches_as_indexes(low, overlapping=True)}
+
+
+# After "follow-up PR" or "follow-up task": this PR's relation to an earlier one, not work left open.
+_RELATION_AFTER = re.compile(r"\s*(?:to|of|for|from|on)\b")
+# Words before a hit that say the thing is done, not open: "removing the old TODO", "no follow-ups".
+_DONE_BEFORE = re.compile(
+    r"\b(?:remov\w*|resolv\w*|address\w*|fix\w*|clean\w*|clear\w*|clos\w*|drop\w*|delet\w*|no|without)\b"
+    r"[^.!?]{0,30}\Z"
 )
 
-
-# The lists of keys searched in every description, in the order read_description asks for them.
-_KEY_LISTS = (ROOT_CAUSE, TEST_PLAN, FOLLOWUP)
-_AnchorTable = tuple[tuple[str, tuple[tuple[str, int, int], ...]], ...]
-
-
-def _anchor_table(anchors: tuple[str, ...]) -> _AnchorTable:
-    """(anchor, ((key, offset of the anchor in the key, index of the key's list), ...)) for the keys
-    of _KEY_LISTS; a key that contains no anchor is its own anchor."""
-    table: dict[str, list[tuple[str, int, int]]] = {}
-    for which, keys in enumerate(_KEY_LISTS):
-        for k in keys:
-            a = next((a for a in anchors if a in k), k)
-            table.setdefault(a, []).append((k, k.index(a), which))
-    return tuple((a, tuple(ks)) for a, ks in table.items())
-
-
-# Each key's text contains its anchor, so one scan for the anchor stands for the scans of its keys: most
-# keys are absent from most descriptions, and a str.find costs a whole scan whether it finds or not.
-# Anchors are worth it only where they are rare too ("the " or " pr" are in most descriptions, several
-# times each, and checking their keys at every hit costs more than the scans saved). A Chinese key's
-# first character is its anchor: a one-character find is a fast memchr-like loop; ASCII text skips them.
-_ANCHORS = _anchor_table(
-    ("cause", "when", "test", "follow", "not ", "future", "addressed")
-    + ("根", "原", "导", "测", "验", "复", "后", "暂", "未")
-)
-_ASCII_ANCHORS = tuple(entry for entry in _ANCHORS if entry[0].isascii())
-
-
-def _key_positions(low: str) -> list[list[int]]:
-    """For each list of _KEY_LISTS, every position where one of its keys starts in `low` (overlapping
-    ones too), ascending."""
-    found: list[list[int]] = [[] for _ in _KEY_LISTS]
-    table = _ASCII_ANCHORS if low.isascii() else _ANCHORS
-    for anchor, keys in [entry for entry in table if entry[0] in low]:
-        q = low.find(anchor)
-        while q >= 0:
-            for key, off, which in keys:
-                if q >= off and low.startswith(key, q - off):
-                    found[which].append(q - off)
-            q = low.find(anchor, q + 1)
-    for positions in found:
-        positions.sort()
-    return found
-
-
-# One scan for the lines that open or close a code block (``` after blanks) and the lines that may be
-# headings: up to three blanks and one to six '#', then the rest of the line (group 1), a heading if
-# it starts with a blank or holds nothing but '#'s and blanks (see `_heading`). A plain greedy rest of
-# line: the exact Markdown rule written as one regex (a lazy title before optional closing '#'s)
-# retried the line's tail at every character.
-_FENCE_OR_HEADING = re.compile(r"\n(?:[ \t]*```| {0,3}#{1,6}([^\n]*))")
-_PARA_SPLIT = re.compile(r"\n[ \t]*\n")
+# Bounds of what is kept per list: a reader needs a few good sentences, not every match.
+_LIMIT = 8
+_CLIP = 240
 
 
 def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, str]]]:
     """Remove HTML comments, checklists, template guidance and headings left empty.
 
-    -> (kept text, [(heading, section text)]). Sections whose heading is a known checklist go whole.
-    Works on whole sections and paragraphs with C-speed searches: descriptions are read for every PR.
+    -> (kept text, [(heading, section text)]). Sections whose heading is a known checklist go whole;
+    in the others, paragraphs that are template (checkboxes, guidance phrases, placeholder code) go.
+    A checklist under a heading or label that names open work ("TODO", "Limitations") is the author's.
     """
     if not body:
         return "", []
-    if "<!--" in body:
-        body = _COMMENT.sub("", body)
-    if "\r" in body:
-        body = body.replace("\r\n", "\n")
-    text = "\n" + body + "\n"
-    cuts: list[tuple[int, int, str]] = []  # (heading start, content start, heading text)
-    in_code = False  # a "# comment" inside a code block is not a heading
-    for m in _FENCE_OR_HEADING.finditer(text):
-        rest = m.group(1)
-        if rest is None:
-            in_code = not in_code
-        elif not in_code:
-            heading = _heading(rest)
-            if heading is not None:
-                cuts.append((m.start(), m.end(), heading))
-    spans = [("", 0, cuts[0][0] if cuts else len(text))]
-    for i, (_hs, cs, h) in enumerate(cuts):
-        spans.append((h, cs, cuts[i + 1][0] if i + 1 < len(cuts) else len(text)))
-    kept: list[tuple[str, str]] = []
-    drop = tuple(conv.drop_headings)  # startswith(d) covers == d
+    body = _COMMENT.sub("", body).replace("\r\n", "\n")
+    drop = tuple(conv.drop_headings)
     memo = conv.template_memo
-    for heading, a, b in spans:
-        if heading:
-            hl = heading.lower().strip(" :*_")
-            if drop and hl.startswith(drop):
-                continue
-        sec = text[a:b].strip()
+    kept: list[tuple[str, str]] = []
+    for heading, sec in _sections(body):
+        if heading and drop and heading.lower().strip(" :*_").startswith(drop):
+            continue
+        sec = sec.strip()
         if not sec:
             continue
-        cleaned = memo.get(sec)
+        # A repository's template sections come back verbatim in most of its PRs: each is cleaned once.
+        # Whether the heading names open work matters only to a checklist under it.
+        key = ("[" in sec and _is_open_label(heading), sec)
+        cleaned = memo.get(key)
         if cleaned is None:
-            cleaned = _without_template(sec, conv)
-            # A section that lost template text is likely to come back verbatim in the repository's
-            # next PRs (an unfilled template section); one that kept everything is the author's own.
-            if cleaned != sec and len(sec) <= _MEMO_CHARS:
+            cleaned = _without_template(sec, conv, open_section=key[0])
+            if len(sec) <= _MEMO_CHARS:
                 if len(memo) >= _MEMO_ENTRIES:
                     memo.clear()
-                memo[sec] = cleaned
+                memo[key] = cleaned
         if cleaned:
             kept.append((heading, cleaned))
     out = "\n\n".join((f"### {h}\n{t}" if h else t) for h, t in kept)
@@ -255,229 +180,318 @@ _MEMO_CHARS = 2000
 _MEMO_ENTRIES = 5000
 
 
-def _without_template(sec: str, conv: Conventions) -> str:
-    """The section without its template paragraphs (checkboxes, guidance, placeholder code); `sec`
-    itself if nothing template-like is in it."""
-    # paragraph by paragraph only where something template-like is in the (small) kept section;
-    # a template phrase absent from the section is absent from each of its paragraphs
+def _sections(body: str) -> list[tuple[str, str]]:
+    """[(heading, text under it)], the text before the first heading under "". A '#' line inside a
+    code block is code, not a heading."""
+    text = "\n" + body + "\n"
+    cuts: list[tuple[int, int, str]] = []  # (heading start, content start, heading text)
+    in_code = False
+    for m in _FENCE_OR_HEADING.finditer(text):
+        if m.group(1) is None:
+            in_code = not in_code
+        elif not in_code:
+            cuts.append((m.start(), m.end(), (m.group(2) or "").strip()))
+    sections = [("", text[: cuts[0][0] if cuts else len(text)])]
+    for i, (_start, content, heading) in enumerate(cuts):
+        sections.append((heading, text[content : cuts[i + 1][0] if i + 1 < len(cuts) else len(text)]))
+    return sections
+
+
+def _without_template(sec: str, conv: Conventions, open_section: bool = False) -> str:
+    """The section without its template paragraphs."""
+    # What makes a paragraph template is looked for in the whole section first: a guidance phrase, a
+    # checkbox, a code block or a callout absent from the section is absent from each of its paragraphs,
+    # and most sections an author wrote hold none of them.
     phrases = conv.is_boilerplate(sec)
-    if phrases or _droppable_marks(sec):
-        paras = _PARA_SPLIT.split(sec) if "```" not in sec else _paragraphs(sec.split("\n"))
-        return "\n\n".join(p for p in paras if not _is_boilerplate(p, conv, phrases)).strip()
-    if ">" in sec and "> " in sec:
-        # Quotes alone drop nothing (a quote goes with a template phrase, or as a "> [!" callout),
-        # but the section's paragraphs are joined by one blank line, as when some are dropped.
-        return _PARA_SPLIT.sub("\n\n", sec).strip()
-    return sec
+    if not phrases and "[ ]" not in sec and "[x]" not in sec and "[X]" not in sec and "```" not in sec:
+        if "> [!" not in sec:
+            return sec
+    kept = []
+    after_open_label = open_section
+    for para in _paragraphs(sec):
+        if not _is_template(para, conv, checklist_allowed=after_open_label, phrases=phrases):
+            kept.append(para)
+        first = para.lstrip().split("\n", 1)[0]
+        after_open_label = open_section or _is_label(first) and _is_open_label(first)
+    return "\n\n".join(kept).strip()
 
 
-def _droppable_marks(sec: str) -> bool:
-    """A checkbox, a code fence or a "> [!" callout in `sec`: what makes a paragraph template without a
-    template phrase (see `_is_boilerplate`). Each needle's first character is looked for first: a
-    one-character find is a memchr, several times cheaper than a substring scan."""
-    return ("[" in sec and ("[ ]" in sec or "[x]" in sec or "[X]" in sec or "> [!" in sec)) or (
-        "`" in sec and "```" in sec
-    )
+def _paragraphs(sec: str) -> list[str]:
+    """Blank-line separated paragraphs; a code block is a paragraph of its own, whatever blank lines it
+    holds and even when no blank line sets it apart from the text before or after it."""
+    if "```" not in sec:
+        return [p for p in _PARA_SPLIT.split(sec) if p.strip()]
+    paras: list[str] = []
+    cur: list[str] = []
 
+    def flush() -> None:
+        if cur:
+            paras.append("\n".join(cur))
+            cur.clear()
 
-def _heading(rest: str) -> str | None:
-    """The title of a heading line from what follows its (up to six) '#'s; None if not a heading.
-
-    `#tag` is no heading; `## Title ##` is "Title"; a line of only '#'s and blanks is an empty heading
-    (so is `#######`, whose seventh '#' is part of the closing run)."""
-    if rest and rest[0] not in " \t":
-        return None if rest.strip(" \t#") else ""
-    return rest.lstrip(" \t").rstrip(" \t#").strip()
-
-
-def _paragraphs(lines: list[str]) -> list[str]:
-    paras, cur, fence = [], [], False
-    for line in lines:
+    fence = False
+    for line in sec.split("\n"):
         if line.lstrip().startswith("```"):
+            if not fence:
+                flush()
             fence = not fence
-        if not fence and not line.strip():
-            if cur:
-                paras.append("\n".join(cur))
-                cur = []
-            continue
-        cur.append(line)
-    if cur:
-        paras.append("\n".join(cur))
+            cur.append(line)
+            if not fence:
+                flush()
+        elif fence:
+            cur.append(line)
+        elif not line.strip():
+            flush()
+        else:
+            cur.append(line)
+    flush()
     return paras
 
 
-def _is_boilerplate(para: str, conv: Conventions, phrases: bool = True) -> bool:
+def _is_template(para: str, conv: Conventions, checklist_allowed: bool = False, phrases: bool = True) -> bool:
     first = para.lstrip()
-    if _CHECKBOX.match(first):
+    if _CHECKBOX.match(first) and not checklist_allowed:
         return True
     if first.startswith("```"):  # a fence holding only comments is the template's placeholder
-        # lazily: a pasted script answers at its first line of code
         inner = (ln.strip() for ln in para.strip().split("\n")[1:])
         if all(ln.startswith(("#", "//")) for ln in inner if ln and not ln.startswith("```")):
             return True
-    if first.startswith("> [!"):
+    if first.startswith("> [!"):  # a GitHub callout: the template's guidance
         return True
     return phrases and conv.is_boilerplate(para)
 
 
-def _sentences(text: str, enough: int = 301) -> list[str]:
-    """The sentences of `text`, line by line; stops after the line that brings `enough` or more."""
+def _label_text(line: str) -> str:
+    """A line as a label reads: without emphasis, a trailing colon and blanks."""
+    return line.strip().strip("#*_ ").rstrip(":：").strip("*_ ")
+
+
+def _is_label(line: str) -> bool:
+    """A short line standing for what follows: "**TODO:**", "Limitations:", "**Deliberately out of scope**",
+    or a bare "TODO" on its own line."""
+    s = line.strip()
+    if not s or len(s) > 80 or _LIST_ITEM.match(s):
+        return False
+    if (s.startswith(("**", "__")) and s.rstrip(":：").endswith(("**", "__"))) or s.endswith((":", "：")):
+        return True
+    return len(s) <= 40 and _is_open_label(s)
+
+
+def _is_open_label(text: str) -> bool:
+    """A heading or label that announces open work; "Perf follow-ups (not this PR)" counts too."""
+    if not text:
+        return False
+    label = _label_text(text).lower()
+    if "(" in label:  # a parenthesis qualifies the label, it does not decide it
+        label = re.sub(r"\s*\(.*?\)\s*", " ", label).strip()
+    return _OPEN_LABEL.fullmatch(label) is not None
+
+
+# ---- blocks and sentences ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Block:
+    kind: str  # heading | label | item | para | code | table
+    text: str
+    section: str  # the heading it is under ("" before the first)
+    checked: bool = False  # a ticked checklist item: done, not open
+    kinds: set[str] = field(default_factory=set)  # which key lists the text touches (prose only)
+
+
+def _blocks(sections: list[tuple[str, str]]) -> list[_Block]:
+    """The kept sections as Markdown blocks, in order: paragraph by paragraph, a paragraph's list split
+    into its items, a label line apart from what it labels."""
+    blocks: list[_Block] = []
+    for heading, sec in sections:
+        if heading:
+            blocks.append(_Block("heading", heading, heading))
+        for para in _paragraphs(sec):
+            first = para.lstrip()
+            if first.startswith("```"):
+                blocks.append(_Block("code", para, heading))
+                continue
+            if first.startswith("|"):
+                blocks.append(_Block("table", para, heading))
+                continue
+            for k, chunk in enumerate(_ITEM_START.split(para)):
+                item = _LIST_ITEM.match(chunk)
+                if item:
+                    text = " ".join(chunk[item.end() :].split())
+                    blocks.append(
+                        _Block("item", text, heading, (item.group(1) or " ") in "xX", _kinds(text.lower()))
+                    )
+                    continue
+                line, _, rest = chunk.strip().partition("\n")
+                if k == 0 and _is_label(line):
+                    blocks.append(_Block("label", _label_text(line), heading))
+                    chunk = rest
+                if chunk.strip():
+                    text = " ".join(chunk.split())
+                    blocks.append(_Block("para", text, heading, False, _kinds(text.lower())))
+    return blocks
+
+
+def _split_sentences(text: str) -> list[str]:
     out = []
+    for s in _SENTENCE_SPLIT.split(text):
+        s = s.strip().lstrip("-*>+ ").strip()
+        if len(s) > 3:
+            out.append(s)
+    return out
+
+
+def _clip(s: str, n: int = _CLIP) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _sentences(text: str, enough: int = 301) -> list[str]:
+    """The sentences of `text` (a comment, a section), line by line; stops once `enough` are found."""
+    out: list[str] = []
     for line in text.split("\n"):
-        line = line.strip().lstrip("-*>+ ").strip()
-        if not line or line.startswith("```") or line.startswith("### "):
+        line = line.strip()
+        if not line or line.startswith(("```", "### ")):
             continue
-        out.extend(s.strip() for s in _SENTENCE_SPLIT.split(line) if len(s.strip()) > 3)
+        out.extend(_split_sentences(line))
         if len(out) >= enough:
             break
     return out
 
 
-def _clip(s: str, n: int = 240) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 1] + "…"
+def open_work(sentence: str) -> bool:
+    """Whether a sentence says something is left open (TODO, not yet, a follow-up PR, out of scope)
+    and not that it was done ("removes the old TODO", "no follow-ups")."""
+    low = sentence.lower()
+    if "open" not in _kinds(low):
+        return False
+    for m in _OPEN_PHRASE.finditer(low):
+        if _DONE_BEFORE.search(low, 0, m.start()):
+            continue
+        if "follow" in m.group(0) and _RELATION_AFTER.match(low, m.end()):
+            continue  # "a follow-up PR to #3362", "a follow up task from above PR": what this PR is
+        return True
+    return False
 
 
-# Where sentences end: a blank line, a list item / heading / quote / table row, or ". " and friends.
-# A single newline is only wrapping. The end positions are found once per text, then bisected.
-# One regex per break character, each starting with its character: the engine skips to a literal at
-# memchr speed, where a class of five characters is tested at every position (and the characters a
-# text lacks cost no scan at all).
-_LINE_BREAK = re.compile(r"\n(?=\n|[-*#>|] |\d+\. )")
-_STOP_BREAKS = (
-    (".", re.compile(r"\.(?= )")),
-    ("!", re.compile(r"!(?= )")),
-    ("?", re.compile(r"\?(?= )")),
-    ("。", re.compile("。")),
-)
+def _open_items(blocks: list[_Block]) -> list[str]:
+    """What the author leaves open: the items under an open-work heading or label, and sentences that
+    say so anywhere else. Labels, ticked items, code and tables never count."""
+    items: list[str] = []
+    context = None  # "section": under an open-work heading; "label": in the list an open label heads
+    for b in blocks:
+        if b.kind == "heading":
+            context = "section" if _is_open_label(b.text) else None
+            continue
+        if b.kind == "label":
+            label, _, inline = b.text.partition(":")
+            if _is_open_label(label):
+                context = context or "label"
+                if inline.strip():  # "Perf follow-ups (not this PR): closed-form tables"
+                    items.append(inline.strip())
+            elif context == "label":
+                context = None
+            continue
+        if b.kind in ("code", "table"):
+            continue
+        if context and b.kind == "item":
+            if not b.checked:
+                items.append(b.text)
+            continue
+        if context:
+            # the prose an open label or heading stands over: its first sentence says what is open
+            first = _split_sentences(b.text)[:1]
+            items += first
+            if context == "label":
+                context = None
+            continue
+        if "open" in b.kinds:  # most blocks have none: split only those that do
+            items.extend(s for s in _split_sentences(b.text) if open_work(s))
+    return list(dict.fromkeys(_clip(s) for s in items if len(s.strip()) > 3))[:_LIMIT]
 
 
-def _sentence_ends(text: str) -> list[int]:
-    """The positions just after each sentence break of `text`, ascending."""
-    ends = [m.end() for m in _LINE_BREAK.finditer(text)]
-    for char, rx in _STOP_BREAKS:
-        if char in text:
-            ends += [m.end() for m in rx.finditer(text)]
-    ends.sort()
-    return ends
+# ---- the description as a whole ---------------------------------------------------------------------
 
 
-class _Sentences:
-    """Sentence bounds around positions of `text`; the breaks are found on the first question (most
-    descriptions contain none of the keys, so most never ask)."""
-
-    __slots__ = ("text", "_ends")
-
-    def __init__(self, text: str):
-        self.text = text
-        self._ends: list[int] | None = None
-
-    def around(self, i: int) -> tuple[int, int]:
-        ends = self._ends
-        if ends is None:
-            ends = self._ends = _sentence_ends(self.text)
-        k = bisect_right(ends, i)
-        start = ends[k - 1] if k else 0
-        end = ends[k] if k < len(ends) else len(self.text)
-        return start, min(end, start + 600)
-
-    def find_at(
-        self, low: str, keys: tuple[str, ...], positions: list[int], limit: int = 8
-    ) -> list[tuple[int, str]]:
-        """What `find(low, keys, limit)` gives, from where the keys start (ascending, from _key_positions).
-
-        `find` visits every sentence holding a key unless it has collected 2 * limit sentences, which
-        makes its pick depend on the order of the keys; below that it collected exactly the sentences
-        around the positions, so only then is the pick taken from them (else `find` itself decides).
-        """
-        if not positions:
-            return []
-        found: dict[int, str] = {}
-        for i in positions:
-            a, b = self.around(i)
-            if a not in found:
-                sent = self.text[a:b].strip().lstrip("-*>+ ").strip()
-                if len(sent) > 3 and not sent.startswith("#"):
-                    found[a] = sent
-        if len(found) >= limit * 2:
-            return self.find(low, keys, limit)
-        return sorted(found.items())[:limit]
-
-    def find(self, low: str, keys: tuple[str, ...], limit: int = 8) -> list[tuple[int, str]]:
-        """(position, sentence) for sentences containing any key; str.find per key."""
-        found: dict[int, str] = {}
-        for k in keys:
-            i = low.find(k)
-            while i >= 0 and len(found) < limit * 2:
-                a, b = self.around(i)
-                sent = self.text[a:b].strip().lstrip("-*>+ ").strip()
-                if len(sent) > 3 and not sent.startswith("#"):
-                    found.setdefault(a, sent)
-                i = low.find(k, max(b, i + 1))
-        return sorted(found.items())[:limit]
-
-
-def read_description(title: str, body: str, conv: Conventions) -> dict[str, Any]:
-    """Root cause, test plan, numbers and follow-up sentences of the stripped description."""
+def read_description(title: str, body: str, conv: Conventions) -> Description:
+    """Root cause, test plan, numbers and open items of the stripped description."""
     text, sections = strip_template(body, conv)
-    out: dict[str, Any] = {
-        "text": text,
-        "empty": not text.strip(),
-        "raw_chars": len(body or ""),
-        "root_cause": [],
-        "test_plan": [],
-        "numbers": [],
-        "followups": [],
-        "code_spans": [],
-    }
+    desc = Description(text=text, raw_chars=len(body or ""))
     if not text:
-        return out
-    low = text.lower()
-    sents = _Sentences(text)
-    root_at, tests_at, followups_at = _key_positions(low)
-    out["root_cause"] = [_clip(s) for _, s in sents.find_at(low, ROOT_CAUSE, root_at)]
-    tests = sents.find_at(low, TEST_PLAN, tests_at)
-    for heading, sec in sections:  # a filled-in "Test" section is a test plan whatever its wording
-        hl = heading.lower()
-        if hl.startswith("test") or "test plan" in hl or "测试" in hl:
-            tests = [(0, ln) for ln in _sentences(sec, 3)[:3]] + tests
-    out["test_plan"] = list(dict.fromkeys(_clip(s) for _, s in tests))[:8]
-    nums: dict[int, str] = {}
-    # taken lazily: the search stops once 8 sentences with numbers are found
-    num_hits = _number_starts(text, 8000)
-    if "from " in low:
-        num_hits = chain(num_hits, _from_to(text, low, 8000))
-    for i in num_hits:
-        a, b = sents.around(i)
-        if a not in nums:
-            nums[a] = _clip(text[a:b].strip().lstrip("-*>+ "))
-            if len(nums) >= 8:
-                break
-    out["numbers"] = list(nums.values())
-    out["followups"] = [_clip(s) for _, s in sents.find_at(low, FOLLOWUP, followups_at)]
+        return desc
     if "`" in text:
-        out["code_spans"] = list(dict.fromkeys([s.strip() for s in _CODE_SPAN.findall(text)]))[:40]
-    return out
+        desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
+    # What the text holds at all, asked once of the whole text: most descriptions hold none of the
+    # keys and no number, and are then never split into blocks.
+    kinds = _kinds(text.lower())
+    numbers = _has_number(text)
+    tests = "test" in kinds or any(_is_test_heading(h) for h, _ in sections)
+    if not (kinds or numbers or tests):
+        return desc
+    blocks = _blocks(sections)
+    if "cause" in kinds or tests or numbers:
+        desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks, numbers)
+    if "open" in kinds:
+        desc.open_items = _open_items(blocks)
+    return desc
 
 
-def description_signals(desc: dict[str, Any], conv: Conventions) -> list[Signal]:
+def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[list[str], list[str], list[str]]:
+    """(root-cause, test-plan, number) sentences of the blocks (number sentences only if `numbers`).
+    Each kind is first asked of the whole block: most blocks hold none, and are never split."""
+    found: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for b in blocks:
+        if b.kind not in ("para", "item"):
+            continue
+        in_test_section = _is_test_heading(b.section)
+        has = (
+            "cause" in b.kinds,
+            in_test_section or "test" in b.kinds,
+            numbers and len(found[2]) < _LIMIT and _has_number(b.text),
+        )
+        if not any(has):
+            continue
+        for k, s in enumerate(_split_sentences(b.text)):
+            kinds = _kinds(s.lower()) if has[0] or has[1] else set()
+            if "cause" in kinds:
+                found[0].append(s)
+            # a filled-in "Test" section is a test plan whatever its wording
+            if has[1] and (in_test_section and k < 3 or "test" in kinds):
+                found[1].append(s)
+            if has[2] and _has_number(s):
+                found[2].append(s)
+    return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(found[2])
+
+
+def _has_number(text: str) -> bool:
+    return bool(_NUMBER.search(text) or "from " in text.lower() and _FROM_TO.search(text.lower()))
+
+
+def _is_test_heading(heading: str) -> bool:
+    h = heading.lower()
+    return h.startswith("test") or "test plan" in h or "测试" in h
+
+
+def _first_clipped(sentences: list[str]) -> list[str]:
+    return list(dict.fromkeys(_clip(s) for s in sentences))[:_LIMIT]
+
+
+def description_signals(desc: Description, conv: Conventions) -> list[Signal]:
+    n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     table = (
-        ("root_cause", "desc.root_cause", "description explains the root cause"),
-        ("numbers", "desc.numbers", "description gives numbers (measurements)"),
-        ("test_plan", "desc.test_plan", "description has a test plan"),
-        ("followups", "desc.followups", "description names follow-ups / things not addressed"),
+        (desc.root_cause, "desc.root_cause", "description explains the root cause"),
+        (desc.numbers, "desc.numbers", "description gives numbers (measurements)"),
+        (desc.test_plan, "desc.test_plan", "description has a test plan"),
+        (desc.open_items, "desc.followups", "description names follow-ups / things not addressed"),
     )
-    for key, name, label in table:
-        if desc.get(key):
-            ev = [Evidence(None, None, s) for s in desc[key][: int(conv.threshold("max_evidence", 3))]]
-            sigs.append(Signal(name, label, conv.weight(name), ev))
-    if desc.get("empty"):
-        what = (
-            f"{desc.get('raw_chars', 0)} characters, all template"
-            if desc.get("raw_chars")
-            else "no description"
-        )
+    for found, name, label in table:
+        if found:
+            sigs.append(
+                Signal(name, label, conv.weight(name), [Evidence(None, None, s) for s in found[:n_ev]])
+            )
+    if desc.empty:
+        what = f"{desc.raw_chars} characters, all template" if desc.raw_chars else "no description"
         sigs.append(
             Signal(
                 "desc.empty",

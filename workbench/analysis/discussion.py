@@ -1,6 +1,7 @@
 """What the people said after the description: reviews, review threads and comments (who reviewed, what
-is still requested or unresolved, what the author promised), and the cross-references to other PRs in
-all of that text. Pure functions over the record; evidence is the sentence itself."""
+is still requested or unresolved, what the author promised, what reviewers left for later), and the
+cross-references to other PRs in all of that text. Pure functions over the record; evidence is the
+sentence itself."""
 
 from __future__ import annotations
 
@@ -8,54 +9,26 @@ import re
 from typing import Any
 
 from .conventions import Conventions
-from .description import _clip, _sentences
-from .model import CrossRef, Evidence, Signal
+from .description import _clip, _sentences, open_work
+from .model import CrossRef, Discussion, Evidence, Signal
 
-_REF_FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*$", re.I)
-_REF_FOLLOW = re.compile(
-    r"(?:follow[- ]?ups?|part|continuation|builds?|based|depends|extends|on\s+top)\s*(?:to|of|on|up\s+on|for)?\s*:?\s*$",
-    re.I,
-)
-# The letters a match of _REF_FIXES / _REF_FOLLOW can end on before its blanks and colon (re.I: either
-# case, and the long s that matches "s"). Checked first: the regexes have no literal to skip to and are
-# tried at every position of the 60 characters before each reference.
-_FIXES_LAST = frozenset("xXsSſdDeE")
-_FOLLOW_LAST = frozenset("oOfFnNrRpPsSſtTdD")
-
-PROMISE = (
-    "follow-up",
-    "follow up",
-    "followup",
-    "separate pr",
-    "another pr",
-    "next pr",
-    "future pr",
-    "later pr",
-    "will do",
-    "will add",
-    "will fix",
-    "will address",
-    "will update",
-    "i'll",
-    "i will",
-    "后续",
-    "下一个 pr",
-)
+# The author's words that put work after this PR, beyond what `open_work` reads ("I'll fix it later").
+_LATER = re.compile(r"\b(?:later|afterwards|separately|in the future|next time)\b|后续|下一个 ?pr", re.I)
 
 
-def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], list[Signal]]:
-    """Reviews, unresolved threads, reviewers (not the author, not bots) and the author's promises."""
-    if not record.reviews and not record.review_comments and not record.issue_comments:
-        return _no_discussion(), []  # stats-only sources: nothing to read
+def read_discussion(record: Any, conv: Conventions) -> tuple[Discussion, list[Signal]]:
+    """Reviews, unresolved threads, reviewers (not the author, not bots), the author's promises and what
+    reviewers left for later."""
+    disc = Discussion(comments=len(record.issue_comments or []) + len(record.review_comments or []))
     author = record.author
-    latest: dict[str, str] = {}
+    latest: dict[str, str] = {}  # reviewer -> the state of their latest deciding review
     requested: list[Evidence] = []
     for rv in record.reviews or []:
         login = _login(rv)
         state = (rv.get("state") or "").upper()
         if not login or login == author or conv.is_bot(login) or state in ("", "PENDING"):
             continue
-        if state != "COMMENTED" or login not in latest:
+        if state != "COMMENTED" or login not in latest:  # a comment does not undo an approval
             latest[login] = state
         if state == "CHANGES_REQUESTED":
             requested.append(
@@ -80,39 +53,57 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
                     _clip(f"{_login(root) or '?'}: {root.get('body') or ''}", 200),
                 )
             )
+    promises, deferred = _left_for_later(record, author, conv)
+    disc.reviewers = sorted(reviewers)
+    disc.approved_by = sorted(u for u, s in latest.items() if s == "APPROVED")
+    disc.changes_requested_by = sorted({e.text.split(":", 1)[0] for e in requested})
+    disc.changes_requested_outstanding = sorted(u for u, s in latest.items() if s == "CHANGES_REQUESTED")
+    disc.unresolved = [e.text for e in unresolved]
+    disc.promises = [e.text for e in promises]
+    disc.deferred = [e.text for e in deferred]
+    return disc, _signals(disc, requested, unresolved, promises, deferred, conv)
+
+
+def _left_for_later(
+    record: Any, author: str | None, conv: Conventions
+) -> tuple[list[Evidence], list[Evidence]]:
+    """(the author's promises, what reviewers left for later), one sentence each."""
+    texts = [(c, c.get("body") or "") for c in record.issue_comments or []]
+    texts += [(c, c.get("body") or "") for c in record.review_comments or []]
+    texts += [(r, r.get("body") or "") for r in record.reviews or []]
     promises: list[Evidence] = []
-    if author:
-        texts = [c.get("body") or "" for c in (record.issue_comments or []) if _login(c) == author]
-        texts += [c.get("body") or "" for c in (record.review_comments or []) if _login(c) == author]
-        texts += [r.get("body") or "" for r in (record.reviews or []) if _login(r) == author]
-        for t in texts:
-            if not _has_any(t.lower(), PROMISE):
-                continue  # a key absent from the text is absent from each of its sentences
-            for s in _sentences(t):
-                low = s.lower()
-                if _has_any(low, PROMISE) and (
-                    "will" in low or "follow" in low or "后续" in low or "later" in low or "pr" in low
-                ):
+    deferred: list[Evidence] = []
+    for obj, text in texts:
+        login = _login(obj)
+        if not login or not text or conv.is_bot(login):
+            continue
+        if login == author:
+            for s in _sentences(text):
+                if open_work(s) or _LATER.search(s):
                     promises.append(Evidence(None, None, _clip(s, 200)))
-    outstanding = sorted(u for u, s in latest.items() if s == "CHANGES_REQUESTED")
-    disc = {
-        "reviewers": sorted(reviewers),
-        "approved_by": sorted(u for u, s in latest.items() if s == "APPROVED"),
-        "changes_requested_by": sorted({e.text.split(":", 1)[0] for e in requested}),
-        "changes_requested_outstanding": outstanding,
-        "unresolved_threads": len(unresolved),
-        "unresolved": [e.text for e in unresolved],
-        "promises": [e.text for e in promises],
-        "comments": len(record.issue_comments or []) + len(record.review_comments or []),
-    }
+        else:
+            for s in _sentences(text):
+                if open_work(s):
+                    deferred.append(Evidence(None, None, _clip(f"{login}: {s}", 200)))
+    return promises, deferred
+
+
+def _signals(
+    disc: Discussion,
+    requested: list[Evidence],
+    unresolved: list[Evidence],
+    promises: list[Evidence],
+    deferred: list[Evidence],
+    conv: Conventions,
+) -> list[Signal]:
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     if requested:
+        outstanding = " (still outstanding)" if disc.changes_requested_outstanding else ""
         sigs.append(
             Signal(
                 "discussion.changes_requested",
-                f"changes requested by {', '.join(disc['changes_requested_by'])}"
-                + (" (still outstanding)" if outstanding else ""),
+                f"changes requested by {', '.join(disc.changes_requested_by)}{outstanding}",
                 conv.weight("discussion.changes_requested"),
                 requested[:n_ev],
             )
@@ -126,13 +117,13 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
                 unresolved[:n_ev],
             )
         )
-    if len(reviewers) >= 3:
+    if len(disc.reviewers) >= 3:
         sigs.append(
             Signal(
                 "discussion.reviewers",
-                f"{len(reviewers)} reviewers took part",
+                f"{len(disc.reviewers)} reviewers took part",
                 conv.weight("discussion.reviewers"),
-                [Evidence(None, None, ", ".join(sorted(reviewers)))],
+                [Evidence(None, None, ", ".join(disc.reviewers))],
             )
         )
     if promises:
@@ -144,28 +135,16 @@ def read_discussion(record: Any, conv: Conventions) -> tuple[dict[str, Any], lis
                 promises[:n_ev],
             )
         )
-    return disc, sigs
-
-
-def _has_any(low: str, keys: tuple[str, ...]) -> bool:
-    for k in keys:  # a loop, not any(<generator>): cheaper for a handful of keys
-        if k in low:
-            return True
-    return False
-
-
-def _no_discussion() -> dict[str, Any]:
-    """What `read_discussion` builds for a PR nobody discussed (same keys, same order), without the loops."""
-    return {
-        "reviewers": [],
-        "approved_by": [],
-        "changes_requested_by": [],
-        "changes_requested_outstanding": [],
-        "unresolved_threads": 0,
-        "unresolved": [],
-        "promises": [],
-        "comments": 0,
-    }
+    if deferred:
+        sigs.append(
+            Signal(
+                "discussion.deferred",
+                "reviewers left work for later",
+                conv.weight("discussion.deferred"),
+                deferred[:n_ev],
+            )
+        )
+    return sigs
 
 
 def _login(obj: dict) -> str | None:
@@ -178,65 +157,247 @@ def _login(obj: dict) -> str | None:
     return author if isinstance(author, str) else None
 
 
+# ---- cross-references -------------------------------------------------------------------------------
+
+# How one PR relates to another, strongest first: when a text names a PR twice, the stronger one wins.
+RELATIONS = (
+    "reverts",
+    "relanded-in",
+    "relands",
+    "fixes",
+    "depends-on",
+    "follow-up",
+    "supersedes",
+    "mentions",
+)
+_RANK = {r: i for i, r in enumerate(reversed(RELATIONS))}
+
+# A reference: "#N" (not inside a word, a path or an HTML entity: checked on each hit), possibly written
+# after "owner/name", or a PR/issue URL. Both regexes start with a literal the engine skips to fast.
 _REF_NUM = re.compile(r"#(\d{1,7})\b")
+_OWNER_NAME_BEFORE = re.compile(r"(?<![\w/.-])([\w-][\w.-]+)/([\w-][\w.-]+)\Z")
 _REF_URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)")
-
-
-def _last_word_char(before: str) -> str:
-    """The last character of `before` once the blanks and the one colon that may end it are dropped
-    (what `\\s*:?\\s*$` matches); "" if none."""
-    tail = before.rstrip()
-    if tail.endswith(":"):
-        tail = tail[:-1].rstrip()
-    return tail[-1:]
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
+# What the words just before a reference say about it (each anchored at the reference).
+_BEFORE = (
+    # "Reverts #N", "This reverts the forwarding introduced in #N"; not "was reverted in #N" (that one
+    # is the reverting PR)
+    (
+        "reverts",
+        re.compile(
+            r"\brevert(?:s|ing)?\s*(?:commit|pr|pull request)?\s*:?\s*\Z"
+            r"|\brevert(?:s|ing)\s[^.]{0,60}?\b(?:introduced|added|made)\s+(?:in|by)\s*\Z",
+            re.I,
+        ),
+    ),
+    (
+        "relands",
+        re.compile(
+            r"\b(?:re-?lands?|re-?landing|re-?appl(?:y|ies|ying)|redo(?:es)? of)\s*(?:of|pr)?\s*:?\s*\Z", re.I
+        ),
+    ),
+    ("fixes", re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*(?:issue)?\s*:?\s*\Z", re.I)),
+    (
+        "depends-on",
+        re.compile(
+            r"\b(?:depends?\s+on|depending\s+on|requires?|blocked\s+by|stacked\s+on|on\s+top\s+of|needs)"
+            r"\s*(?:pr)?\s*:?\s*\Z",
+            re.I,
+        ),
+    ),
+    (
+        "follow-up",
+        re.compile(
+            r"\b(?:follow[- ]?ups?|continuation|builds?|based|extends|part)\s*(?:to|of|on|up\s+on|for)?\s*(?:pr)?\s*:?\s*\Z",
+            re.I,
+        ),
+    ),
+    ("supersedes", re.compile(r"\b(?:supersedes?|replaces?|in\s+favou?r\s+of)\s*(?:pr)?\s*:?\s*\Z", re.I)),
+)
+# A word of each pattern above: text before a reference holding none of them only mentions it.
+_RELATION_WORDS = (
+    "revert", "land", "appl", "redo", "fix", "clos", "resolv", "depend", "requir", "block", "stack", "top",
+    "need", "follow", "continu", "build", "based", "extend", "part", "supersed", "replac", "favo",
+)  # fmt: skip
+# "mb #250", "step #3": a number that counts something, not a PR.
+_COUNTED = re.compile(
+    r"\b(?:mb|micro-?batch(?:es)?|batch(?:es)?|steps?|epochs?|iter(?:ation)?s?|runs?|trials?|samples?|ranks?"
+    r"|gpus?|nodes?|layers?|workers?|replicas?|rows?|lines?|cases?|rounds?|attempts?|turns?|exp|seeds?"
+    r")\s*\Z",
+    re.I,
+)
+# A revert's title quotes the reverted PR's title, which ends in that PR's "(#N)".
+_REVERT_TITLE = re.compile(r'\A\s*Revert\s+"(.*)"\s*\Z', re.S)
+_REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 
 
 def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
-    """#N, Fixes #N, follow-up to #N and PR URLs; resolved against the cache's (title, state)."""
+    """The PRs and issues the texts (title first, then description and comments) point at, each once with
+    its strongest relation, resolved against the cache's {number: (title, state)}.
+
+    Not references: a #N in code, one that counts ("mb #250"), a table row of numbered columns. A revert
+    points at what it reverts ("Reverts owner/name#N", `Revert "title (#N)"`), and at the PR that
+    re-landed it when that is in the cache."""
+    repo_l = (repo or "").lower()
+    name_l = repo_l.rsplit("/", 1)[-1]
     found: dict[tuple[str, int], CrossRef] = {}
-    owner_name = (repo or "").lower()
-    rank = {"mentions": 0, "follow-up": 1, "fixes": 2, "revert": 3}
+
+    def add(target: str, num: int, rel: str, url: str | None, written: str) -> None:
+        if target == repo_l and num == number:
+            return
+        old = found.get((target, num))
+        if old is None:
+            title = state = None
+            if target == repo_l and known_prs and num in known_prs:
+                title, state = known_prs[num]
+            found[(target, num)] = CrossRef(
+                num, rel, title, state, url, written if target != repo_l else None
+            )
+        elif _RANK[rel] > _RANK[old.relation]:
+            old.relation = rel
+
+    quoted_title = None
     for text in texts:
-        if not text:
+        if not text or len(found) >= 50:
             continue
-        # (where, owner/name as written, number, url); a bare #N is this repository's
-        hits: list[tuple[int, str, int, str | None]] = []
-        if "#" in text:
-            for m in _REF_NUM.finditer(text):
-                before = text[m.start() - 1] if m.start() else " "
-                if not (before.isalnum() or before in "_/&#"):
-                    hits.append((m.start(), repo or "", int(m.group(1)), None))
-        if "github.com/" in text:
-            for m in _REF_URL.finditer(text):
-                hits.append(
-                    (m.start(), f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "https://" + m.group(0))
-                )
-        for start, written, num, url in hits:
+        quoted = _REVERT_TITLE.match(text)
+        if quoted and quoted_title is None:
+            quoted_title = quoted.group(1)
+        for start, written, num, url in _references(text):
+            written = written or repo  # a bare #N is this repository's
             target = written.lower()
-            if target == owner_name and num == number:
+            rel = _relation(text[max(0, start - 60) : start])
+            if rel == "reverts" and target.rsplit("/", 1)[-1] == name_l:
+                # GitHub's revert button names the reverted PR's repository as it was called then,
+                # and a PR can only be reverted in its own repository: a renamed one keeps its numbers
+                target, written = repo_l, repo
+            add(target, num, rel, url, written)
+    refs = list(found.values())
+    if quoted_title is not None and not any(r.relation == "reverts" for r in refs):
+        # Revert "[x] fix: thing (#N)" and no "Reverts owner/name#M" line: the quoted title's own (#N),
+        # else the PR of that title. The line wins when there is one: a reverted PR's title can end in
+        # the number of the issue it fixed.
+        m = _REVERT_TITLE_NUMBER.search(quoted_title)
+        reverted = int(m.group(1)) if m else _latest_titled(quoted_title, number, known_prs)
+        if reverted is not None and reverted != number:
+            title, state = (known_prs or {}).get(reverted, (None, None))
+            refs = [r for r in refs if not (r.repo is None and r.number == reverted)]
+            refs.insert(0, CrossRef(reverted, "reverts", title, state, None, None))
+    return link_relandings(refs, number, known_prs)
+
+
+def link_relandings(refs: list[CrossRef], number: int, known_prs: dict | None) -> list[CrossRef]:
+    """`refs` with, for each PR this one reverts, the later PR in the cache that landed it again
+    ("relanded-in"). Depends on the cache's PRs, so the analysis memo calls it again on every hit."""
+    refs = [r for r in refs if r.relation != "relanded-in"]
+    have = {r.number for r in refs if r.repo is None}
+    for ref in [r for r in refs if r.relation == "reverts" and r.repo is None]:
+        reland = _relanding(ref, number, known_prs)
+        if reland is not None and reland not in have:
+            title, state = known_prs[reland]
+            refs.append(CrossRef(reland, "relanded-in", title, state, None, None))
+            have.add(reland)
+    return refs
+
+
+def _references(text: str) -> list[tuple[int, str, int, str | None]]:
+    """(where, owner/name as written, number, url) of each reference in `text` outside code; a bare #N
+    is this repository's (owner/name "")."""
+    hits = []
+    if "#" in text:
+        for m in _REF_NUM.finditer(text):
+            start = m.start()
+            before = text[start - 1 : start]
+            if before == "/" or before == "&" or before == "#":
+                continue  # a path's or URL's fragment, an HTML entity, "##"
+            if before and (before.isalnum() or before == "_"):
+                # "owner/name#N" is a reference to another repository's PR; "word#N" is not one
+                owner = _OWNER_NAME_BEFORE.search(text, max(0, start - 140), start)
+                if owner:
+                    hits.append((owner.start(), f"{owner.group(1)}/{owner.group(2)}", int(m.group(1)), None))
                 continue
-            before = text[max(0, start - 60) : start]
-            if url:
-                before = before.removesuffix("https://").removesuffix("http://")
-            last = _last_word_char(before)
-            if last in _FIXES_LAST and _REF_FIXES.search(before):
-                rel = "fixes"
-            elif "revert" in before[-40:].lower():
-                rel = "revert"
-            elif last in _FOLLOW_LAST and _REF_FOLLOW.search(before):
-                rel = "follow-up"
-            else:
-                rel = "mentions"
-            key = (target, num)
-            old = found.get(key)
-            if old is None:
-                title = state = None
-                if target == owner_name and known_prs and num in known_prs:
-                    title, state = known_prs[num]
-                other = written if target != owner_name else None
-                found[key] = CrossRef(num, rel, title, state, url, other)
-            elif rank[rel] > rank[old.relation]:
-                old.relation = rel
-            if len(found) >= 50:
-                break
-    return list(found.values())
+            if _COUNTED.search(text, max(0, start - 20), start):
+                continue
+            if _in_link_text(text, start, m.end()):
+                continue  # "[vLLM issue #N](url)": the link says whose #N it is, and is read as a URL
+            hits.append((start, "", int(m.group(1)), None))
+    if "github.com/" in text:
+        for m in _REF_URL.finditer(text):
+            hits.append((m.start(), f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "https://" + m.group(0)))
+    if not hits:
+        return []
+    hits.sort()
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)] if "`" in text else []
+    if code:
+        hits = [h for h in hits if not any(a <= h[0] < b for a, b in code)]
+    if "|" in text:
+        hits = [h for h in hits if not _in_numbered_row(text, h[0])]
+    return hits
+
+
+def _in_link_text(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is inside the text of a Markdown link, "[ ... ](url)"."""
+    opening = text.rfind("[", max(0, start - 100), start)
+    if opening < 0 or "]" in text[opening:start]:
+        return False
+    closing = text.find("]", end, end + 100)
+    return closing >= 0 and text.startswith("(", closing + 1) and "[" not in text[end:closing]
+
+
+def _in_numbered_row(text: str, at: int) -> bool:
+    """Whether `at` is in a Markdown table row whose filled cells each hold a #N: column numbers
+    ("| mb #250 | #300 | #350 |"), not references."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    if not line.startswith("|"):
+        return False
+    cells = [c.strip() for c in line.strip("|").split("|") if c.strip()]
+    return len(cells) >= 3 and all(_REF_NUM.search(c) for c in cells)
+
+
+def _relation(before: str) -> str:
+    """How the words just before a reference relate it ("Fixes", "follow-up to", "depends on")."""
+    before = before.removesuffix("https://").removesuffix("http://")
+    low = before.lower()
+    if not any(w in low for w in _RELATION_WORDS):  # most references are plain mentions
+        return "mentions"
+    for rel, rx in _BEFORE:
+        if rx.search(before):
+            return rel
+    return "mentions"
+
+
+_TITLE_NOISE = re.compile(r"\(#\d+\)|\b(?:re-?land(?:ed|ing)?|re-?apply|revert(?:ed)?)\b|[\[\]():\"'`]", re.I)
+
+
+def _relanding(ref: CrossRef, number: int, known_prs: dict | None) -> int | None:
+    """The first later PR in the cache that lands the reverted PR's change again: the same title, or a
+    title saying "reland" that names the reverted PR."""
+    if not known_prs or not ref.title:
+        return None
+    want = _plain_title(ref.title)
+    if not want:
+        return None
+    probe = max(want.split(), key=len)  # a title equal to the wanted one holds its longest word
+    for n in sorted(k for k in known_prs if k > number):
+        low = (known_prs[n][0] or "").lower()
+        if low.startswith("revert") or (probe not in low and "land" not in low):
+            continue
+        if _plain_title(low) == want or ("reland" in low or "re-land" in low) and f"#{ref.number}" in low:
+            return n
+    return None
+
+
+def _latest_titled(title: str, number: int, known_prs: dict | None) -> int | None:
+    """The latest PR before `number` in the cache with exactly this title: what `Revert "title"` (git's
+    and GitHub's revert message, beside "This reverts commit <sha>") reverts when no (#N) says it."""
+    if not known_prs:
+        return None
+    want = title.strip()
+    found = [n for n, (t, _state) in known_prs.items() if n < number and (t or "").strip() == want]
+    return max(found) if found else None
+
+
+def _plain_title(title: str) -> str:
+    return " ".join(_TITLE_NOISE.sub(" ", title.lower()).split())

@@ -38,6 +38,7 @@ from typing import Any
 
 from ..records import PRRecord
 from .conventions import Conventions, default_conventions, load_conventions
+from .discussion import link_relandings
 from .model import Analysis
 from .pipeline import analyze
 
@@ -189,13 +190,15 @@ def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
     for ref in analysis.cross_refs:
         if ref.repo is None:
             ref.title, ref.state = known.get(ref.number, (None, None))
+    analysis.cross_refs = link_relandings(analysis.cross_refs, analysis.number, known_prs)
     return analysis
 
 
 # What a memo file may name when unpickled: the analysis dataclasses and nothing else, so a file planted
 # in the cache directory cannot run code (pickle would otherwise import and call any global it names).
 _ALLOWED = {
-    ("workbench.analysis.model", n) for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef", "Risk")
+    ("workbench.analysis.model", n)
+    for n in ("Analysis", "Signal", "Evidence", "KeyFile", "CrossRef", "Risk", "Description", "Discussion")
 }
 
 

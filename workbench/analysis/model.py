@@ -40,7 +40,7 @@ class KeyFile:
 @dataclass
 class CrossRef:
     number: int
-    relation: str  # fixes | follow-up | mentions | revert | relanded (what a revert undid, landed again)
+    relation: str  # see workbench.analysis.discussion.RELATIONS: reverts, fixes, depends-on, ... mentions
     title: str | None = None  # from the cache, when known
     state: str | None = None
     url: str | None = None
@@ -75,6 +75,42 @@ class Risk:
 
 
 @dataclass
+class Description:
+    """What the PR description says (workbench.analysis.description.read_description)."""
+
+    text: str = ""  # the description without the template's boilerplate
+    raw_chars: int = 0  # length of the description as written, template included
+    root_cause: list[str] = field(default_factory=list)  # sentences explaining why
+    test_plan: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)  # sentences with measurements
+    open_items: list[str] = field(default_factory=list)  # what the author leaves open: TODOs, limits
+    code_spans: list[str] = field(default_factory=list)  # `names` the author quotes
+
+    @property
+    def empty(self) -> bool:
+        """Nothing beyond the template."""
+        return not self.text.strip()
+
+
+@dataclass
+class Discussion:
+    """What reviewers and the author said after the description (discussion.read_discussion)."""
+
+    reviewers: list[str] = field(default_factory=list)  # not the author, not bots
+    approved_by: list[str] = field(default_factory=list)
+    changes_requested_by: list[str] = field(default_factory=list)
+    changes_requested_outstanding: list[str] = field(default_factory=list)  # their latest review
+    unresolved: list[str] = field(default_factory=list)  # "login: text" of each unresolved thread
+    promises: list[str] = field(default_factory=list)  # what the author promised to do later
+    deferred: list[str] = field(default_factory=list)  # "login: sentence" a reviewer left for later
+    comments: int = 0
+
+    @property
+    def unresolved_threads(self) -> int:
+        return len(self.unresolved)
+
+
+@dataclass
 class Analysis:
     repo: str
     number: int
@@ -90,10 +126,8 @@ class Analysis:
     cross_refs: list[CrossRef] = field(default_factory=list)
     areas: list[str] = field(default_factory=list)
     roles: dict[str, int] = field(default_factory=dict)  # role -> changed lines
-    # stripped text, root cause, test plan, numbers, follow-ups
-    description: dict[str, Any] = field(default_factory=dict)
-    # changes requested, unresolved threads, reviewers, promises
-    discussion: dict[str, Any] = field(default_factory=dict)
+    description: Description = field(default_factory=Description)
+    discussion: Discussion = field(default_factory=Discussion)
     # what the data lacks: "files past 3,000", "3 patches omitted"
     truncated: list[str] = field(default_factory=list)
     # added by the heuristics (additive): the title's kind and tags, the summed signal score, and which

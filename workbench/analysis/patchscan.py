@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from .diff import FileDiff
 
 HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
-_HUNK_HEADER = HUNK_HEADER
 
 
 def new_line_at(patch: str, pos: int) -> int | None:
@@ -28,21 +27,20 @@ def new_line_at(patch: str, pos: int) -> int | None:
     h = h + 1 if h >= 0 else (0 if patch.startswith("@@ ") else -1)
     if h < 0:
         return None
-    m = _HUNK_HEADER.match(patch, h)
+    m = HUNK_HEADER.match(patch, h)
     if not m:
         return None
     # Every line before ours in this hunk that exists on the new side moves the counter. Counted in place
     # from the header's own newline (no copy of the hunk): a hunk can be thousands of lines long.
     nl = patch.find("\n", h)
-    if m.group(2) == "0":  # a hunk with no old side (a new file) has only added lines: count newlines
-        return int(m.group(3)) + patch.count(
-            "\n", nl, start - 1
-        )  # the newline ending the line before ours is not a line
+    first = int(m.group(3))
+    if m.group(2) == "0":
+        # a hunk with no old side (a new file) has only added lines: every line before ours counts
+        # (the newline that ends the line before ours does not start a line)
+        return first + patch.count("\n", nl, start - 1)
+    # added, context and empty context lines are on the new side; removed lines are not
     return (
-        int(m.group(3))
-        + patch.count("\n+", nl, start)
-        + patch.count("\n ", nl, start)
-        + patch.count("\n\n", nl, start)
+        first + patch.count("\n+", nl, start) + patch.count("\n ", nl, start) + patch.count("\n\n", nl, start)
     )
 
 
@@ -62,9 +60,8 @@ def added_lines_with(
     pos = text.find(needle)
     seen_line = -1
     n = scanned = 0
-    while (
-        pos >= 0 and n < limit and scanned < max_scan
-    ):  # bounded: a needle on every context line stays cheap
+    # bounded: a needle on every context line stays cheap
+    while pos >= 0 and n < limit and scanned < max_scan:
         scanned += 1
         start, end = line_bounds(text, pos)
         if not text.startswith(sign, start) or text.startswith(sign * 3 + " ", start):
@@ -87,16 +84,12 @@ def added_lines_with(
 
 def hunk_sections(patch: str) -> list[tuple[int, str]]:
     """(new_start, section text) for every @@ header that names an enclosing function or class."""
-    return [(int(m.group(3)), m.group(5).strip()) for m in _HUNK_HEADER.finditer(patch) if m.group(5).strip()]
-
-
-# The same headers as HUNK_HEADER with only the section text captured: findall then builds the list in C.
-_SECTION_TEXT = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?([^\n]*)")
+    return [(int(m.group(3)), m.group(5).strip()) for m in HUNK_HEADER.finditer(patch) if m.group(5).strip()]
 
 
 def hunk_section_texts(patch: str) -> list[str]:
     """The section texts of `hunk_sections(patch)`, without their line numbers."""
-    return [t for t in map(str.strip, _SECTION_TEXT.findall(patch)) if t]
+    return [text for _start, text in hunk_sections(patch)]
 
 
 class Concat:

@@ -40,7 +40,7 @@ from .conclusions import (
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, read_description
 from .diff import Concat, FileDiff, parse_files
-from .discussion import cross_refs, read_discussion
+from .discussion import cross_refs, link_relandings, read_discussion
 from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
@@ -313,7 +313,7 @@ def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
                 ],
             )
         )
-    parts, title, dtext = pr.parts, pr.title, pr.desc["text"]
+    parts, title, dtext = pr.parts, pr.title, pr.desc.text
     if parts.kind and f"kind.{parts.kind}" in conv.weights:
         w = conv.weight(f"kind.{parts.kind}")
         out.append(Signal(f"kind.{parts.kind}", f"title says {parts.kind}", w, [Evidence(None, None, title)]))
@@ -348,35 +348,20 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
     """The description's and the discussion's signals, and the cross-references (g.disc, g.refs)."""
     record, desc = pr.record, pr.desc
     out = description_signals(desc, conv)
-    text_ev = {} if pr.revert else text_theme_evidence([pr.title, desc["text"][:4000]])
+    text_ev = {} if pr.revert else text_theme_evidence([pr.title, desc.text[:4000]])
     out += theme_signals(g.facts, text_ev, conv)
     g.disc, disc_signals = read_discussion(record, conv)
     out += disc_signals
-    texts = [pr.title, desc["text"]] + [c.get("body") or "" for c in record.issue_comments[:50]]
+    texts = [pr.title, desc.text] + [c.get("body") or "" for c in record.issue_comments[:50]]
     g.refs = cross_refs(record.repo, record.number, texts, known_prs)
-    if pr.reverts is not None:
-        # the reverted PR, however the text names it (the repository's old name, a title's "(#N)")
-        g.refs = [r for r in g.refs if r.number != pr.reverts]
+    if pr.reverts is not None and not any(r.relation == "reverts" and r.repo is None for r in g.refs):
+        # found by the reverted title alone (no "#N" in the text): link it as cross_refs links the others
+        g.refs = [r for r in g.refs if r.number != pr.reverts or r.repo is not None]
         title, state = (known_prs or {}).get(pr.reverts, (None, None))
-        g.refs.insert(0, CrossRef(pr.reverts, "revert", title, state, None))
-        again = _relanding(title, known_prs, after=record.number)
-        if again is not None:  # the reverted work came back later: a reader wants both
-            g.refs = [r for r in g.refs if r.number != again]
-            t, st = known_prs[again]
-            g.refs.insert(1, CrossRef(again, "relanded", t, st, None))
+        g.refs = link_relandings(
+            [CrossRef(pr.reverts, "reverts", title, state, None), *g.refs], record.number, known_prs
+        )
     return out
-
-
-def _relanding(title: str | None, known_prs: dict | None, after: int) -> int | None:
-    """The first PR after `after` that lands the reverted title again ("Reland: ..." or the same title)."""
-    if not title or not known_prs:
-        return None
-    want = title.strip().lower()
-    for n in sorted(k for k in known_prs if k > after):
-        t = (known_prs[n][0] or "").strip().lower()
-        if t == want or (want in t and ("reland" in t or "re-land" in t)):
-            return n
-    return None
 
 
 def data_gaps(record: PRRecord, files: list[FileDiff], m: Measure) -> list[str]:
@@ -451,8 +436,15 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         audience_key=audiences[0],
         audiences=audiences,
         risks=risks_of(signals, f, g.facts, conv, pr.title),
-        reverts=pr.reverts,
+        reverts=_reverted(pr, g.refs),
     )
+
+
+def _reverted(pr: PRInput, refs: list[CrossRef]) -> int | None:
+    """The PR this one reverts: as the title or the revert line says, else as the references found it."""
+    if pr.reverts is not None:
+        return pr.reverts
+    return next((r.number for r in refs if r.relation == "reverts" and r.repo is None), None)
 
 
 # ---- many PRs ---------------------------------------------------------------------------------------

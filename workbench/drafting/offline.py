@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..analysis.model import Analysis
+from ..analysis.model import Analysis, Description, Discussion
 from ..analysis.titles import parse_title
 from ..brief import Brief, check_lang
 from ..records import PRRecord
@@ -77,9 +77,11 @@ RELATION_ZH = {
     "fixes": "修复的问题",
     "follow-up": "前序/后续",
     "mentions": "提及",
-    "revert": "回滚",
     "reverts": "回滚",
-    "relanded": "重新合入",
+    "relands": "重新合入",
+    "relanded-in": "后来重新合入于",
+    "depends-on": "依赖",
+    "supersedes": "取代",
 }
 
 
@@ -277,14 +279,14 @@ def _audience(analysis: Analysis | None, lang: str) -> str | None:
 
 
 def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
-    d = a.description if a else {}
+    d = a.description if a else Description()
     areas = ", ".join(a.areas[:3]) if a and a.areas else ""
     n = len(record.files)
     size = f"+{record.additions}/−{record.deletions}"
-    cause = _first(d.get("root_cause"))
+    cause = _first(d.root_cause)
     # a measurement, not a follow-up sentence that happens to hold a number
-    taken = {cause, *_items(d.get("followups")), _first(d.get("test_plan"))}
-    numbers = next((x for x in _items(d.get("numbers")) if x not in taken), None)
+    taken = {cause, *d.open_items, _first(d.test_plan)}
+    numbers = next((x for x in d.numbers if x not in taken), None)
     t = _SUMMARY[lang]
     parts = [t["changes"](n, size) + (t["areas"].format(areas) if areas else "") + t["stop"]]
     if a and a.deciding:
@@ -295,7 +297,7 @@ def _summary(record: PRRecord, a: Analysis | None, lang: str) -> str:
         parts.append(t["cause"].format(_quote(cause)))
     if numbers and numbers != cause:
         parts.append(t["numbers"].format(_quote(numbers)))
-    if not cause and not numbers and d.get("empty"):
+    if not cause and not numbers and d.empty:
         parts.append(t["empty"])
     return "".join(parts)
 
@@ -389,8 +391,8 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
             item += f"; look at {syms}" if syms else ""
             item += f"; risk evidence: {ev}." if (ev := _file_evidence(a, k.filename)) else "."
         out.append(item)
-    d = a.description if a else {}
-    test_plan = _first(d.get("test_plan"))
+    d = a.description if a else Description()
+    test_plan = _first(d.test_plan)
     if len(out) < 4 and test_plan:
         out.append(
             f"测试方案：「{_quote(test_plan)}」——核对它是否覆盖了改动的失败路径。"
@@ -432,6 +434,7 @@ _OPEN_ZH = (
     (r"^marker added in (\S+): ", r"\1 新增标记："),
     (r"^changed code without tests: ", _NO_TESTS_ZH),
     (r"^author notes a follow-up / not addressed: ", "作者注明的遗留："),
+    (r"^reviewer left for later: ", "评审留待后续："),
     (r"^unresolved review thread: ", "未解决的评审讨论："),
     (r"^changes still requested by ", "仍有评审要求修改："),
     (r"^data: ", "数据不全："),
@@ -469,7 +472,15 @@ def _checked(x) -> bool:
     """A cross-reference the analysis could check: known to the cache, linked by URL, or a relation
     the text states (fixes, revert, follow-up). A bare "#250" mentioned in passing may be a batch
     number, not a PR: it is not offered as a next step."""
-    return bool(x.title or x.state or x.url) or x.relation in ("fixes", "revert", "follow-up")
+    return bool(x.title or x.state or x.url) or x.relation in (
+        "fixes",
+        "reverts",
+        "relands",
+        "relanded-in",
+        "depends-on",
+        "follow-up",
+        "supersedes",
+    )
 
 
 def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
@@ -486,21 +497,21 @@ def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
             _NO_TESTS_ZH + label_zh(x[len(_NO_TESTS_ZH) :]) if x.startswith(_NO_TESTS_ZH) else x for x in out
         ]
     if not out:  # an analysis without open items of its own: read the description and discussion here
-        d = a.description if a else {}
-        disc = a.discussion if a else {}
-        for who in _items(disc.get("changes_requested_outstanding")):
+        d = a.description if a else Description()
+        disc = a.discussion if a else Discussion()
+        for who in disc.changes_requested_outstanding:
             out.append(
                 f"@{who} 要求的修改仍未确认处理。"
                 if zh
                 else f"@{who}'s requested changes are still outstanding."
             )
-        for t in _items(disc.get("unresolved"))[:2]:
+        for t in disc.unresolved[:2]:
             out.append(
                 f"未解决的评审讨论：{_one_line(t, 160)}"
                 if zh
                 else f"Unresolved review thread: {_one_line(t, 160)}"
             )
-        for t in _items(d.get("followups"))[:2]:
+        for t in d.open_items[:2]:
             out.append(
                 f"作者注明的遗留：「{_one_line(t, 160)}」"
                 if zh
@@ -530,7 +541,7 @@ def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
                 + (f": {title}" if title else "")
                 + f", {x.state or 'state unknown'})."
             )
-    for p in _items((a.discussion if a else {}).get("promises"))[:2]:
+    for p in (a.discussion.promises if a else [])[:2]:
         out.append(
             f"跟进作者承诺的后续工作：「{_one_line(p, 160)}」"
             if zh

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import asdict
 from typing import Any
 
 from ..analysis.model import Analysis
@@ -47,10 +48,8 @@ def strip_template(body: str) -> str:
 
 
 def description_text(record: PRRecord, analysis: Analysis | None) -> str:
-    d = (analysis.description if analysis else None) or {}
-    for key in ("text", "stripped", "body"):
-        if isinstance(d.get(key), str) and d[key].strip():
-            return d[key].strip()
+    if analysis is not None and analysis.description.text.strip():
+        return analysis.description.text.strip()
     return strip_template(record.body)
 
 
@@ -178,12 +177,17 @@ def heuristics_text(analysis: Analysis | None) -> str:
         lines.append(f"key file {k.filename} ({k.role}, +{k.additions}/−{k.deletions}): {k.reason}.{sym}")
     if a.key_symbols:
         lines.append("key symbols: " + ", ".join(a.key_symbols[:12]))
-    for key in ("root_cause", "test_plan", "numbers", "followups"):
-        v = a.description.get(key)
+    d = a.description
+    for key, v in (
+        ("root_cause", d.root_cause),
+        ("test_plan", d.test_plan),
+        ("numbers", d.numbers),
+        ("open_items", d.open_items),
+    ):
         if v:
             lines.append(f"description {key}: {_flat(v)}")
-    for key, v in a.discussion.items():
-        if v and key != "text":
+    for key, v in asdict(a.discussion).items():
+        if v:
             lines.append(f"discussion {key}: {_flat(v)}")
     if a.truncated:
         lines.append("data gaps: " + "; ".join(a.truncated))

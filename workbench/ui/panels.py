@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import html
 import re
+from dataclasses import asdict
 from typing import Any
 
 from ..analysis.titles import parse_title
@@ -96,7 +97,9 @@ def heuristics_html(analysis: Any | None, *, unavailable: str | None = None) -> 
         out.append("<div><b>Deciding:</b> " + "; ".join(e(x) for x in a.deciding) + "</div>")
     if a.discussion:
         out.append(
-            "<details open><summary><b>Discussion</b></summary>" + _plain_dict(a.discussion) + "</details>"
+            "<details open><summary><b>Discussion</b></summary>"
+            + _plain_dict(asdict(a.discussion))
+            + "</details>"
         )
     risks = [s for s in a.signals if s.weight > 0 or s.evidence]
     if risks:

@@ -1,0 +1,386 @@
+"""The description and the discussion as a reader needs them: template stripped, what is left open (and
+what only looks open), cross-references that are references, reverts linked to what they revert."""
+
+from heuristics_helpers import file, hunk, record, user
+
+from workbench.analysis.conventions import load_conventions
+from workbench.analysis.description import open_work, read_description, strip_template
+from workbench.analysis.discussion import cross_refs, link_relandings, read_discussion
+from workbench.analysis.model import CrossRef, Description, Discussion
+from workbench.analysis.pipeline import analyze
+
+VERL = load_conventions("verl-project/verl")
+REPO = "verl-project/verl"
+
+# verl's PR template as authors leave it: guidance in quotes and comments, the checklists ticked.
+TEMPLATE_TAIL = """
+### Checklist Before Starting
+
+- [x] Search for similar PRs. Paste at least one query link here: ...
+- [x] Format the PR title as `[{modules}] {type}: {description}` (This will be checked by the CI)
+
+### API and Usage Example
+
+> Demonstrate how the API changes if any, and provide usage example(s) if possible.
+
+```python
+# Add code snippet or script demonstrating how to use this
+```
+
+### Checklist Before Submitting
+
+- [x] Read the [Contribute Guide](https://github.com/volcengine/verl/blob/main/CONTRIBUTING.md).
+- [ ] Add / Update [the documentation](https://github.com/volcengine/verl/tree/main/docs).
+"""
+
+
+def code_file(lines: list[str]) -> dict:
+    return file("pkg/engine.py", hunk(10, lines))
+
+
+def desc(body: str) -> Description:
+    return read_description("t", body, VERL)
+
+
+def refs(text: str, number: int = 7400, known: dict | None = None) -> dict[int, str]:
+    return {r.number: r.relation for r in cross_refs(REPO, number, ["t", text], known)}
+
+
+# ---- the description's own structure --------------------------------------------------------------
+
+
+def test_description_reads_as_a_dataclass_with_the_template_gone():
+    d = desc(
+        "### What does this PR do?\n\nFix the IPC race: the ACK was sent before `_cleanup` ran, "
+        "because the block was freed late.\nPeak memory drops from 41.2 GiB to 30.1 GiB.\n\n"
+        "### Test\n\nRan `pytest tests/utils` on 8 GPUs.\n" + TEMPLATE_TAIL
+    )
+    assert isinstance(d, Description) and not d.empty
+    assert "Checklist" not in d.text and "Demonstrate how" not in d.text and "Contribute Guide" not in d.text
+    assert d.root_cause == [
+        "Fix the IPC race: the ACK was sent before `_cleanup` ran, because the block was freed late."
+    ]
+    assert d.numbers == ["Peak memory drops from 41.2 GiB to 30.1 GiB."]
+    assert d.test_plan == ["Ran `pytest tests/utils` on 8 GPUs."]
+    assert d.code_spans == ["_cleanup", "pytest tests/utils"]
+    assert d.open_items == []  # an unticked template checkbox is not the author's open work
+
+
+def test_template_only_description_is_empty_and_says_how_long_it_was():
+    d = desc("<!-- describe the change -->\n" + TEMPLATE_TAIL)
+    assert d.empty and d.raw_chars > 100 and d.open_items == [] and d.test_plan == []
+    assert desc("").empty and desc("").raw_chars == 0
+
+
+def test_headings_inside_code_are_code():
+    text, sections = strip_template(
+        "Intro.\n```bash\n# not a heading\n### also code\nrun.sh\n```\n## Real\nyes", VERL
+    )
+    assert [h for h, _ in sections] == ["", "Real"]
+    assert "# not a heading" in text and "### also code" in text
+
+
+def test_from_to_numbers_and_a_number_without_a_unit():
+    d = desc("Latency went from 120 to 80 on the same node.\n\nWe ran it 3 times.")
+    assert d.numbers == ["Latency went from 120 to 80 on the same node."]
+
+
+# ---- open items: what the author leaves open -------------------------------------------------------
+
+
+def test_the_items_under_a_cut_heading_are_open_not_the_heading():
+    d = desc(
+        "Adds sharded delta weight sync.\n\n**Deliberately out of scope**\n\n"
+        "- **PP** — each stage holds a disjoint slice, so the export order differs across ranks.\n\n"
+        "**Environment notes**\n\nTorchTitan and SGLang share one environment as of SGLang main."
+    )
+    assert d.open_items == [
+        "**PP** — each stage holds a disjoint slice, so the export order differs across ranks."
+    ]
+    assert not any("Deliberately" in x or "Environment" in x for x in d.open_items)
+
+
+def test_todo_labels_and_limitation_checklists_are_open_but_ticked_items_are_done():
+    d = desc(
+        "Implemented AsyncSglangServer.\n\nTODO\n\n- [ ] improve performance when TP>1.\n"
+        "- [ ] test in multi node deployment.\n- [x] add a unit test\n\n"
+        "**Limitation**\n\n- [ ] FSDP+PP: PP is not supported in the TorchTitan engine.\n" + TEMPLATE_TAIL
+    )
+    assert d.open_items == [
+        "improve performance when TP>1.",
+        "test in multi node deployment.",
+        "FSDP+PP: PP is not supported in the TorchTitan engine.",
+    ]
+
+
+def test_a_label_over_prose_and_a_limitations_section():
+    d = desc(
+        "**TODO:**\nImplement dataloader recovery that keeps in-flight samples. It is hard.\n\n"
+        "### Known limitations\n\nOnly the NCCL backend. Others later.\n\n- no NPU path\n"
+    )
+    assert d.open_items == [
+        "Implement dataloader recovery that keeps in-flight samples.",
+        "Only the NCCL backend.",
+        "no NPU path",
+    ]
+
+
+def test_open_work_sentences_anywhere_in_the_text():
+    d = desc(
+        "Support SFT resume in the next PR. Perf follow-ups (not this PR): closed-form index tables.\n\n"
+        "Multi-node is not yet supported. 后续会支持 NPU。"
+    )
+    assert d.open_items == [
+        "Support SFT resume in the next PR.",
+        "Perf follow-ups (not this PR): closed-form index tables.",
+        "Multi-node is not yet supported.",
+        "后续会支持 NPU。",
+    ]
+
+
+def test_what_only_looks_open_is_not():
+    for sentence in (
+        "This PR removes some existing TODO and cleans up the loader.",
+        "Resolves the previous `TODO: this is buggy` in the bucket receiver.",
+        "Reward computation now runs in a separate process.",
+        "We completed a 100-step follow-up run with the same metrics path.",
+        "Follow-up to #7060: PP support.",
+        "No claimed PRs, no follow-ups.",
+        "In the future, we may run NPU and GPU in one cluster.",
+        "This is a follow-up PR to https://github.com/volcengine/verl/pull/3362",
+        "This is a follow up task from above PR.",
+    ):
+        assert not open_work(sentence), sentence
+        assert desc(sentence).open_items == [], sentence
+    for sentence in (
+        "TODO: wire the NPU path.",
+        "Scaler integration is tracked for a follow-up PR.",
+        "The other backends need the same treatment in a follow-up.",
+        "We should remove `verl/third_party` completely in the future.",
+    ):
+        assert open_work(sentence), sentence
+
+
+def test_a_todo_in_pasted_code_is_code_not_an_open_item():
+    d = desc(
+        "Passing tool_kwargs solves it.\n```python\n    # TODO: append malformed calls\n    x = 1\n```\nDone."
+    )
+    assert d.open_items == []
+
+
+def test_open_items_reach_the_analysis_and_template_text_never_does():
+    body = "Fixes the loader.\n\n### Limitations\n\n- Ascend is not covered.\n" + TEMPLATE_TAIL
+    a = analyze(record([code_file(["+x = 1"])], body=body))
+    assert "author notes a follow-up / not addressed: Ascend is not covered." in a.open_items
+    assert not any("Search for similar" in x or "documentation" in x for x in a.open_items)
+
+
+# ---- the discussion ---------------------------------------------------------------------------------
+
+
+def test_discussion_is_a_dataclass_with_promises_and_what_reviewers_deferred():
+    rec = record(
+        [code_file(["+x = 1"])],
+        reviews=[
+            {"user": user("bob"), "state": "CHANGES_REQUESTED", "body": "please add an ACK timeout"},
+            {
+                "user": user("bob"),
+                "state": "COMMENTED",
+                "body": "ok, we can leave the NPU path for a separate PR.",
+            },
+            {"user": user("carol"), "state": "APPROVED", "body": "LGTM. Tested on 8 GPUs."},
+        ],
+        issue_comments=[
+            {"user": user("alice"), "body": "Thanks! I will add the docs in a follow-up PR."},
+            {"user": user("alice"), "body": "I will rebase. Tests are green."},
+            {"user": user("ci-bot"), "body": "TODO: nothing, I am a bot."},
+        ],
+    )
+    disc, sigs = read_discussion(rec, VERL)
+    assert isinstance(disc, Discussion)
+    assert disc.reviewers == ["bob", "carol"] and disc.approved_by == ["carol"]
+    assert disc.changes_requested_outstanding == ["bob"]  # a later comment does not withdraw it
+    assert disc.promises == ["I will add the docs in a follow-up PR."]  # "I will rebase" is no later work
+    assert disc.deferred == ["bob: ok, we can leave the NPU path for a separate PR."]
+    assert disc.comments == 3 and disc.unresolved_threads == 0
+    assert {s.name for s in sigs} >= {
+        "discussion.changes_requested",
+        "discussion.promises",
+        "discussion.deferred",
+    }
+    a = analyze(rec)
+    assert "reviewer left for later: bob: ok, we can leave the NPU path for a separate PR." in a.open_items
+
+
+def test_no_discussion_is_an_empty_discussion():
+    disc, sigs = read_discussion(record([code_file(["+x = 1"])]), VERL)
+    assert disc == Discussion() and sigs == []
+
+
+# ---- cross-references -------------------------------------------------------------------------------
+
+
+def test_numbers_in_a_table_of_micro_batches_are_not_prs():
+    table = (
+        "Per-micro-batch memory during the training pass:\n\n"
+        "| | mb #250 | #300 | #350 | #400 |\n|---|---|---|---|---|\n"
+        "| before | 24.8 GiB | 37.9 GiB | ~50 GiB | 64 GiB |\n\nRoot cause in #6698. Fixes #6698."
+    )
+    assert refs(table) == {6698: "fixes"}
+    assert refs("step #3 and rank #2 diverge; see #12") == {12: "mentions"}
+    assert refs("| both | #7287 fixes it for 0.5.8 |") == {7287: "mentions"}  # a table cell that names a PR
+
+
+def test_references_in_code_and_entities_are_not_prs():
+    assert refs("Run `grep '#123' log` and\n```\ncolor: #333\n```\nsee #45. Colour &#35;.") == {
+        45: "mentions"
+    }
+
+
+def test_relations_kept_distinct():
+    got = refs(
+        "Fixes #12. Follow-up to #34. Depends on #56. This PR is stacked on #57. "
+        "Supersedes #58. Reland of #59. See #60."
+    )
+    assert got == {
+        12: "fixes",
+        34: "follow-up",
+        56: "depends-on",
+        57: "depends-on",
+        58: "supersedes",
+        59: "relands",
+        60: "mentions",
+    }
+    # the strongest relation wins when a PR is named twice
+    assert refs("See #12; this fixes #12.") == {12: "fixes"}
+
+
+def test_another_repositorys_refs_and_urls():
+    got = cross_refs(
+        REPO,
+        7400,
+        ["t", "See sgl-project/sglang#1234 and https://github.com/vllm-project/vllm/pull/99."],
+        None,
+    )
+    assert [(r.name, r.relation, r.url) for r in got] == [
+        ("sgl-project/sglang#1234", "mentions", None),
+        ("vllm-project/vllm#99", "mentions", "https://github.com/vllm-project/vllm/pull/99"),
+    ]
+    assert refs("a/b#7 is a path") == {}
+    # a link's text #N is the linked repository's, not this one's
+    got = cross_refs(
+        REPO, 7044, ["t", "Same as [#39771](https://github.com/vllm-project/vllm/pull/39771)."], None
+    )
+    assert [r.name for r in got] == ["vllm-project/vllm#39771"]
+    text = "Same failure as [vLLM\nissue #39771](https://github.com/vllm-project/vllm/issues/39771); see #12."
+    assert [r.name for r in cross_refs(REPO, 7044, ["t", text], None)] == ["vllm-project/vllm#39771", "#12"]
+
+
+def test_a_revert_links_what_it_reverts_under_the_old_repository_name():
+    known = {4929: ("Correct Attention FLOPS estimation in flops_counter.py", "merged")}
+    got = cross_refs(
+        REPO,
+        4950,
+        ['Revert "Correct Attention FLOPS estimation in flops_counter.py"', "Reverts volcengine/verl#4929"],
+        known,
+    )
+    assert [(r.number, r.relation, r.repo, r.title) for r in got] == [
+        (4929, "reverts", None, "Correct Attention FLOPS estimation in flops_counter.py")
+    ]
+
+
+def test_partial_reverts_and_prs_reverted_by_others():
+    assert refs("This reverts the forwarding introduced in #7101 and relies on Ray.") == {7101: "reverts"}
+    # the PR named as the reverting one is not what this PR reverts
+    assert refs("This was addressed by #6228, but was reverted in #6258.") == {
+        6228: "mentions",
+        6258: "mentions",
+    }
+    assert refs("- #6350 (original fix, reverted by #6360)") == {6350: "mentions", 6360: "mentions"}
+
+
+def test_a_squash_merged_revert_title_names_the_reverted_pr():
+    title = 'Revert "[megatron] fix: Qwen3.5 LoRA & MTP support (#5599)"'
+    assert {r.number: r.relation for r in cross_refs(REPO, 5700, [title, ""], None)} == {5599: "reverts"}
+    # a title that only quotes another title: the latest earlier PR of that title in the cache
+    title = 'Revert "[model] feat: Add MiniCPM-o 2.6 support"'
+    assert cross_refs(REPO, 5700, [title, "This reverts commit 0a1b2c3."], None) == []
+    known = {
+        1833: ("[model] feat: Add MiniCPM-o 2.6 support", "merged"),
+        1900: ("[model] feat: other", "merged"),
+    }
+    got = cross_refs(REPO, 2000, [title, "This reverts commit 0a1b2c3."], known)
+    assert [(r.number, r.relation) for r in got] == [(1833, "reverts")]
+    assert cross_refs(REPO, 1800, [title, ""], known) == []  # not a later PR
+
+
+def test_the_reverts_line_wins_over_an_issue_number_in_the_quoted_title():
+    known = {6350: ("[fsdp] fix: emit distillation outputs (#6293)", "merged")}
+    texts = ['Revert "[fsdp] fix: emit distillation outputs (#6293)"', "Reverts verl-project/verl#6350"]
+    got = cross_refs(REPO, 6360, texts, known)
+    assert [(r.number, r.relation) for r in got] == [(6293, "mentions"), (6350, "reverts")]
+
+
+def test_a_later_relanding_in_the_cache_is_linked_and_refreshed():
+    known = {
+        6226: ("[reward] fix: compute correct rollout world size", "merged"),
+        6240: ("[reward] fix: unrelated", "merged"),
+        6300: ("[reward] fix: compute correct rollout world size (#6226)", "merged"),
+    }
+    texts = ['Revert "[reward] fix: compute correct rollout world size"', "Reverts verl-project/verl#6226"]
+    got = cross_refs(REPO, 6250, texts, known)
+    assert [(r.number, r.relation) for r in got] == [(6226, "reverts"), (6300, "relanded-in")]
+    # a PR before the revert is no relanding; without the relanding in the cache there is none
+    assert [(r.number, r.relation) for r in cross_refs(REPO, 6250, texts, {6226: known[6226]})] == [
+        (6226, "reverts")
+    ]
+    # the memo refreshes it: a relanding that arrived later is linked, one that left is dropped
+    stale = [CrossRef(6226, "reverts", known[6226][0], "merged")]
+    assert [r.number for r in link_relandings(stale, 6250, known)] == [6226, 6300]
+    assert [r.number for r in link_relandings(got, 6250, {6226: known[6226]})] == [6226]
+
+
+def test_revert_end_to_end_in_the_analysis():
+    known = {41: ("[trainer] feat: new loss", "merged"), 60: ("[trainer] feat: new loss", "merged")}
+    a = analyze(
+        record([code_file(["-x = 1"])], title='Revert "[trainer] feat: new loss (#41)"', body="", number=50),
+        known_prs=known,
+    )
+    assert [(r.number, r.relation, r.title) for r in a.cross_refs] == [
+        (41, "reverts", "[trainer] feat: new loss"),
+        (60, "relanded-in", "[trainer] feat: new loss"),
+    ]
+
+
+def test_title_tags_with_and_without_separators():
+    from workbench.analysis.titles import parse_title
+
+    p = parse_title("[rollout, vllm; fsdp/ BREAKING][ci] fix(trainer/ckpt)!: x")
+    assert (p.tags, p.kind, p.breaking, p.subject) == (
+        ["rollout", "vllm", "fsdp", "ci", "trainer", "ckpt"],
+        "fix",
+        True,
+        "x",
+    )
+    p = parse_title("[rollout][rollout] feat: y")
+    assert (p.tags, p.kind, p.breaking) == (["rollout"], "feat", False)
+    p = parse_title("no brackets nor colon")
+    assert (p.tags, p.kind, p.revert, p.subject) == ([], None, False, "no brackets nor colon")
+    assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind == "revert"
+
+
+def test_template_memory_is_per_conventions_and_changes_nothing():
+    from workbench.analysis.conventions import Conventions
+
+    body = (
+        "### Why\n\n> Please describe the change.\n\nThe cache was stale.\n\n### Extra\n\nPlease describe it."
+    )
+    keeps = Conventions(drop_phrases=[])
+    drops = Conventions(drop_phrases=["Please describe"])
+    for _ in range(2):  # the second round reads from the memory
+        assert strip_template(body, drops)[0] == "### Why\nThe cache was stale."
+        assert strip_template(body, keeps)[0] == (
+            "### Why\n> Please describe the change.\n\nThe cache was stale.\n\n### Extra\nPlease describe it."
+        )
+    first = read_description("t", body, Conventions(drop_phrases=["Please describe"]))
+    assert read_description("t", body, drops) == first
