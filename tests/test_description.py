@@ -384,3 +384,19 @@ def test_template_memory_is_per_conventions_and_changes_nothing():
         )
     first = read_description("t", body, Conventions(drop_phrases=["Please describe"]))
     assert read_description("t", body, drops) == first
+
+
+def test_a_not_addressed_sentence_after_another_open_item_is_open_too():
+    from workbench.analysis.conventions import load_conventions
+    from workbench.analysis.description import read_description
+
+    body = (
+        "Adds the loop.\n\nFollow-up: the GRPO examples still need the KL settings; I did not touch them.\n"
+        "Not addressed: async tool execution, and SGLang support (vLLM only for now).\n"
+    )
+    items = read_description("t", body, load_conventions("example-org/minirl")).open_items
+    assert any(i.startswith("Not addressed: async tool execution") for i in items)
+    assert (
+        read_description("t", "The race is now addressed in `_cleanup`.", load_conventions(None)).open_items
+        == []
+    )

@@ -313,3 +313,14 @@ def test_a_revert_links_the_relanding_in_the_cache():
     code = py(["-    loss = new_loss(x)", "+    loss = old_loss(x)"])
     a = analyze(record([code], title='Revert "[trainer] feat: new loss"', number=50), known_prs=known)
     assert {(41, "reverts"), (63, "relanded-in")} <= {(r.number, r.relation) for r in a.cross_refs}
+
+
+def test_a_new_error_is_a_refusal_only_where_code_already_ran():
+    raises = ['+        raise ValueError(f"unknown backend {name}")']
+    changed = analyze(record([py(raises)], title="[worker] fix: refuse unknown backends"))
+    assert "compatibility" in kinds(changed)
+    # a new file refuses nothing that worked before, and an abstract method is no refusal at all
+    added = file("pkg/backends.py", hunk(0, raises, section="def pick(name):"), status="added")
+    abstract = py(["+        raise NotImplementedError"])
+    fresh = analyze(record([added, abstract], title="[worker] feat: backends"))
+    assert "compatibility" not in kinds(fresh)

@@ -95,7 +95,7 @@ _OPEN_PHRASE = re.compile(
     r"todos?\b"
     r"|not (?:yet|currently)\b"
     r"|(?:is|are|was|were)(?:n't| not) (?:yet )?(?:supported|handled|covered|implemented|tested)\b"
-    r"|not (?:supported|covered|handled)\b"
+    r"|not (?:supported|covered|handled|addressed)\b"
     r"|(?:separate|follow[- ]?up|future|later|subsequent|next|another|upcoming|dedicated) "
     r"(?:prs?|pull requests?)\b"
     r"|follow[- ]?ups?\s*(?:[:(]|work\b|items?\b|tasks?\b)|(?:in|as|for) a (?:separate |future )?follow[- ]?up\b"

@@ -76,7 +76,12 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     ),
     "risk.refusal": (
         "new refusals: setups that ran before may now stop with an error",
-        _n("raise\x20ValueError raise\x20NotImplementedError raise\x20RuntimeError", "s"),
+        # not a bare `raise NotImplementedError` (an abstract method's body), nor a bare re-raise (nothing
+        # new is refused)
+        tuple(
+            (f"raise {error}", "s")
+            for error in ("ValueError", "RuntimeError", "TypeError", "NotImplementedError(")
+        ),
         (),
     ),
     "risk.markers": ("markers added: TODO / FIXME / HACK / XXX", _n("TODO FIXME HACK XXX", "w"), ()),
@@ -165,6 +170,8 @@ def _is_program(fd: FileDiff) -> bool:
 
 # Themes whose needles are one language's words: a Rust docstring quoting `raise ValueError` is not one.
 THEME_LANGUAGES = {"risk.refusal": frozenset({"Python"})}
+# Themes about what changes for code that already ran: a new file's errors refuse nothing that worked.
+CHANGED_CODE_THEMES = frozenset({"risk.refusal"})
 
 
 # Lines that say something about the program without being behaviour: imports, logging and metrics.
@@ -280,6 +287,7 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
                     program_only
                     and not _is_program(fd)
                     or fd.language not in THEME_LANGUAGES.get(name, (fd.language,))
+                    or (name in CHANGED_CODE_THEMES and fd.status == "added")
                 ):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
