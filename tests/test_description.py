@@ -400,3 +400,19 @@ def test_a_not_addressed_sentence_after_another_open_item_is_open_too():
         read_description("t", "The race is now addressed in `_cleanup`.", load_conventions(None)).open_items
         == []
     )
+
+
+def test_the_authors_commitment_in_a_reply_is_a_promise():
+    from heuristics_helpers import record
+
+    from workbench.analysis.conventions import load_conventions
+    from workbench.analysis.discussion import read_discussion
+
+    rec = record([], title="[rollout] fix: ack")
+    author = rec.pr["user"]["login"]
+    rec.issue_comments = [
+        {"user": {"login": author}, "body": "It is configurable. Will add it to the docs page."},
+        {"user": {"login": author}, "body": "I added the test you asked for."},
+    ]
+    disc, _ = read_discussion(rec, load_conventions(None))
+    assert disc.promises == ["Will add it to the docs page."]

@@ -14,6 +14,10 @@ from .model import CrossRef, Discussion, Evidence, Signal
 
 # The author's words that put work after this PR, beyond what `open_work` reads ("I'll fix it later").
 _LATER = re.compile(r"\b(?:later|afterwards|separately|in the future|next time)\b|后续|下一个 ?pr", re.I)
+# the author committing to more work than the PR holds: "Will add it to the docs page", "I'll fix that"
+_WILL = re.compile(
+    r"^(?:i'll|i will|we'll|we will|will)\s+(?:add|fix|do|address|update|document|follow)\b", re.I
+)
 
 
 def read_discussion(record: Any, conv: Conventions) -> tuple[Discussion, list[Signal]]:
@@ -79,7 +83,7 @@ def _left_for_later(
             continue
         if login == author:
             for s in _sentences(text):
-                if open_work(s) or _LATER.search(s):
+                if open_work(s) or _LATER.search(s) or _WILL.match(s):
                     promises.append(Evidence(None, None, _clip(s, 200)))
         else:
             for s in _sentences(text):
