@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,10 +49,14 @@ def test_verdict_sentences_match_the_reference_wording():
         verdict_sentence("deep", "en", audience="CI maintainers")
         == "CI maintainers should read this closely."
     )
-    if REFERENCE.exists():
-        ref = REFERENCE.read_text(encoding="utf-8")
-        for phrase in ("值得精读。", "无需精读代码，建议用 3-5 分钟浏览", "建议 CI 维护者精读"):
-            assert phrase in ref
+
+
+def test_the_reference_digest_uses_those_sentences():
+    if not REFERENCE.exists():
+        pytest.skip("../shared/reference is absent: the reference digest lives beside the checkout")
+    ref = REFERENCE.read_text(encoding="utf-8")
+    for phrase in ("值得精读。", "无需精读代码，建议用 3-5 分钟浏览", "建议 CI 维护者精读"):
+        assert phrase in ref
 
 
 def _sample(lang="zh", **over) -> Brief:
