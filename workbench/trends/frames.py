@@ -731,28 +731,22 @@ def verdict_weekly(data: TrendData) -> pd.DataFrame:
 
 def churn_by_month(data: TrendData, *, top: int = 12) -> pd.DataFrame:
     """Changed lines of merged PRs per area (rows, top areas by lines) and complete month (columns)."""
-    p = data.prs[data.prs["state"].eq("merged") & data.prs["merged_at"].notna()]
-    months = complete_months(data.start, data.as_of)
-    if p.empty or len(months) == 0:
-        return pd.DataFrame(columns=months)
-    table = p.pivot_table(
-        index="area", columns=month_start(p["merged_at"]), values="lines", aggfunc="sum", fill_value=0
-    )
-    table = table.reindex(columns=months, fill_value=0)
-    table = table.loc[table.sum(axis=1).sort_values(ascending=False).index[:top]]
-    return table
+    return _churn(data, complete_months(data.start, data.as_of), month_start, top)
 
 
 def churn_by_week(data: TrendData, *, top: int = 12) -> pd.DataFrame:
     """As churn_by_month, per complete ISO week: for selections too short to hold several months."""
+    return _churn(data, complete_weeks(data.start, data.as_of), week_start, top)
+
+
+def _churn(data: TrendData, periods: pd.Index, period_of: Callable, top: int) -> pd.DataFrame:
     p = data.prs[data.prs["state"].eq("merged") & data.prs["merged_at"].notna()]
-    weeks = complete_weeks(data.start, data.as_of)
-    if p.empty or len(weeks) == 0:
-        return pd.DataFrame(columns=weeks)
+    if p.empty or len(periods) == 0:
+        return pd.DataFrame(columns=periods)
     table = p.pivot_table(
-        index="area", columns=week_start(p["merged_at"]), values="lines", aggfunc="sum", fill_value=0
+        index="area", columns=period_of(p["merged_at"]), values="lines", aggfunc="sum", fill_value=0
     )
-    table = table.reindex(columns=weeks, fill_value=0)
+    table = table.reindex(columns=periods, fill_value=0)
     return table.loc[table.sum(axis=1).sort_values(ascending=False).index[:top]]
 
 
