@@ -769,28 +769,24 @@ _SECRET_FLAG = re.compile(
     r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
 )
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
-# The words without which none of the patterns above can match: a patch that mentions none of them
-# is not scanned (most patches run no command and name no secret).
-_SHELL_WORDS = ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c")
-_SECRET_WORDS = (
-    "token",
-    "TOKEN",
-    "Token",
-    "passw",
-    "PASSW",
-    "secret",
-    "SECRET",
-    "api_key",
-    "api-key",
-    "API_KEY",
-)
-_CI_WORDS = ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
-             "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify")  # fmt: skip
+# The words without which none of the patterns above can match, by the detector that needs them: a patch
+# that mentions none of a detector's words is not scanned by it (most patches run no command and name
+# no secret). One Aho-Corasick automaton finds the words of all three lists in one pass over a patch,
+# where an `in` scan per word read the patch some thirty times.
+_GATE_WORDS = {
+    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c"),
+    "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "secret", "SECRET", "api_key", "api-key", "API_KEY"),
+    "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
+           "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify"),
+}  # fmt: skip
+_GATE = ahocorasick_rs.AhoCorasick([w for words in _GATE_WORDS.values() for w in words])
+_GATE_LIST = [name for name, words in _GATE_WORDS.items() for _w in words]  # word id -> its list
 _ADDED_LINE = re.compile(r"^\+(?!\+\+ )(.*)$", re.M)
 
 
-def _mentions(text: str, words: tuple[str, ...]) -> bool:
-    return any(w in text for w in words)
+def _mentions(text: str) -> set[str]:
+    """The word lists of _GATE_WORDS that `text` mentions."""
+    return {_GATE_LIST[i] for i, _start, _end in _GATE.find_matches_as_indexes(text, overlapping=True)}
 
 
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
@@ -813,8 +809,9 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         if not fd.patch or fd.role not in ("code", "ci", "build", "config", "notebook"):
             continue
         script = _is_script(fd)
-        look_shell = _mentions(fd.patch, _SHELL_WORDS)
-        look_secret = (script or fd.role == "ci") and _mentions(fd.patch, _SECRET_WORDS)
+        mentioned = _mentions(fd.patch)
+        look_shell = "shell" in mentioned
+        look_secret = (script or fd.role == "ci") and "secret" in mentioned
         if not (look_shell or look_secret):
             continue
         for pos, line in _added_lines(fd):
@@ -867,7 +864,7 @@ def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     for fd in files:
         if not fd.patch or not _is_script(fd):
             continue
-        if not _mentions(fd.patch, _CI_WORDS):
+        if "ci" not in _mentions(fd.patch):
             continue
         for pos, line in _added_lines(fd):
             code = line.strip()
