@@ -786,8 +786,9 @@ _SECRET_FLAG = re.compile(
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
 # The words without which none of the patterns above can match, by the detector that needs them: a patch
 # that mentions none of a detector's words is not scanned by it (most patches run no command and name
-# no secret). One Aho-Corasick automaton finds the words of all three lists in one pass over a patch,
-# where an `in` scan per word read the patch some thirty times.
+# no secret; the CI patterns look only at the added lines that hold one of their words). One Aho-Corasick
+# automaton finds the words of all three lists in one pass over a patch, where an `in` scan per word
+# read the patch some thirty times.
 _GATE_WORDS = {
     "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c"),
     "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "secret", "SECRET", "api_key", "api-key", "API_KEY"),
@@ -802,6 +803,21 @@ _ADDED_LINE = re.compile(r"^\+(?!\+\+ )(.*)$", re.M)
 def _mentions(text: str) -> set[str]:
     """The word lists of _GATE_WORDS that `text` mentions."""
     return {_GATE_LIST[i] for i, _start, _end in _GATE.find_matches_as_indexes(text, overlapping=True)}
+
+
+def _added_lines_mentioning(patch: str, words: str) -> list[tuple[int, str]]:
+    """(position in the patch, line without its sign) of each added line holding a word of
+    `_GATE_WORDS[words]`, in patch order: the only lines that list's patterns look at."""
+    starts: dict[int, int] = {}  # line start -> line end
+    for i, at, _end in _GATE.find_matches_as_indexes(patch, overlapping=True):
+        if _GATE_LIST[i] == words:
+            start, end = line_bounds(patch, at)
+            starts[start] = end
+    return [
+        (start, patch[start + 1 : end])
+        for start, end in starts.items()
+        if patch.startswith("+", start) and not patch.startswith("+++ ", start)
+    ]
 
 
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
@@ -879,9 +895,7 @@ def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     for fd in files:
         if not fd.patch or not _is_script(fd):
             continue
-        if "ci" not in _mentions(fd.patch):
-            continue
-        for pos, line in _added_lines(fd):
+        for pos, line in _added_lines_mentioning(fd.patch, "ci"):
             code = line.strip()
             if code.startswith("#"):
                 continue
