@@ -438,6 +438,15 @@ def _shown(finds: list[_Find], n: int) -> list[Evidence]:
     ]
 
 
+def _counted(name: str, label: str, finds: list[_Find], conv: Conventions) -> list[Signal]:
+    """The signal `name` for a detector's finds, counted in its label with the first few shown; none
+    for no finds."""
+    if not finds:
+        return []
+    n_ev = int(conv.threshold("max_evidence", 3))
+    return [Signal(name, f"{label} ({len(finds)})", conv.weight(name), _shown(finds, n_ev))]
+
+
 # Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
 _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
 
@@ -537,15 +546,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 removed_ev[:n_ev],
             )
         )
-    if signature_ev:
-        sigs.append(
-            Signal(
-                "api.signature",
-                f"public signatures changed ({len(signature_ev)})",
-                conv.weight("api.signature"),
-                _shown(signature_ev, n_ev),
-            )
-        )
+    sigs += _counted("api.signature", "public signatures changed", signature_ev, conv)
     return sigs
 
 
@@ -651,29 +652,11 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 if k in new_vals or k == "version":
                     continue
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
-    n_ev = int(conv.threshold("max_evidence", 3))
     # a generated copy of a config follows its source: the source's lines are the evidence shown
     defaults.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
-    sigs = []
-    if defaults:
-        sigs.append(
-            Signal(
-                "config.defaults",
-                f"default values changed ({len(defaults)})",
-                conv.weight("config.defaults"),
-                _shown(defaults, n_ev),
-            )
-        )
-    if keys:
-        sigs.append(
-            Signal(
-                "config.keys",
-                f"config keys changed ({len(keys)})",
-                conv.weight("config.keys"),
-                _shown(keys, n_ev),
-            )
-        )
-    return sigs
+    return _counted("config.defaults", "default values changed", defaults, conv) + _counted(
+        "config.keys", "config keys changed", keys, conv
+    )
 
 
 # Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an
@@ -749,15 +732,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
         ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
     if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
         ev.append((None, None, None, title))
-    if ev:
-        sigs.append(
-            Signal(
-                "deps.bump",
-                f"dependency versions changed ({len(ev)})",
-                conv.weight("deps.bump"),
-                _shown(ev, n_ev),
-            )
-        )
+    sigs += _counted("deps.bump", "dependency versions changed", ev, conv)
     return sigs
 
 
@@ -864,27 +839,9 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 in_run = _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code)
                 if flag or in_run:
                     secrets.append((fd.filename, fd.patch, pos, code[:200]))
-    n_ev = int(conv.threshold("max_evidence", 3))
-    sigs = []
-    if shell:
-        sigs.append(
-            Signal(
-                "security.shell",
-                f"commands run through a shell ({len(shell)})",
-                conv.weight("security.shell"),
-                _shown(shell, n_ev),
-            )
-        )
-    if secrets:
-        sigs.append(
-            Signal(
-                "security.secret_cli",
-                f"secrets on command lines ({len(secrets)})",
-                conv.weight("security.secret_cli"),
-                _shown(secrets, n_ev),
-            )
-        )
-    return sigs
+    return _counted("security.shell", "commands run through a shell", shell, conv) + _counted(
+        "security.secret_cli", "secrets on command lines", secrets, conv
+    )
 
 
 def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
@@ -901,13 +858,6 @@ def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 continue
             if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
                 finds.append((fd.filename, fd.patch, pos, code[:200]))
-    if not finds:
-        return []
-    return [
-        Signal(
-            "security.ci_download",
-            f"CI or scripts run unpinned downloads or with elevated rights ({len(finds)})",
-            conv.weight("security.ci_download"),
-            _shown(finds, int(conv.threshold("max_evidence", 3))),
-        )
-    ]
+    return _counted(
+        "security.ci_download", "CI or scripts run unpinned downloads or with elevated rights", finds, conv
+    )
