@@ -40,7 +40,7 @@ from .conclusions import (
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, read_description
 from .diff import Concat, FileDiff, parse_files
-from .discussion import cross_refs, link_relandings, read_discussion
+from .discussion import cross_refs, read_discussion
 from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
@@ -67,8 +67,6 @@ _ONLY_SIGNALS = {
 # "Reverts owner/name#N" (GitHub's revert button), "This reverts commit", or a title starting "Revert"
 # (a body line merely starting "Revert the default ..." is a sentence, not a revert)
 _REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)")
-# a revert's title quotes the reverted PR's title, which may end in its own "(#N)"
-_REVERTED_TITLE = re.compile(r'^Revert\s+"(.*?)(?:\s*\(#(\d+)\))?"', re.I)
 # A PR that deletes this many times what it adds is a removal: its deleted lines need no close reading.
 _REMOVAL_RATIO = 3
 
@@ -84,7 +82,6 @@ class PRInput:
     desc: dict[str, Any]
     revert: bool
     revert_evidence: str | None
-    reverts: int | None  # the PR it reverts, when it says
 
 
 @dataclass
@@ -135,15 +132,6 @@ def analyze(
 # ---- stages ------------------------------------------------------------------------------------------
 
 
-def _pr_titled(title: str, known_prs: dict | None, before: int) -> int | None:
-    """The latest PR before `before` with exactly this title (a revert quotes the title it reverts)."""
-    want = title.strip().lower()
-    found = [
-        n for n, (t, _s) in (known_prs or {}).items() if n < before and (t or "").strip().lower() == want
-    ]
-    return max(found) if found else None
-
-
 def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) -> PRInput:
     title = record.title
     parts = conv.parse_title(title)
@@ -151,15 +139,6 @@ def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) 
     head = body[:2000]
     revert_m = _REVERT_BODY.search(head)
     revert = parts.revert or bool(revert_m) or title.lower().startswith("revert")
-    reverts = None
-    if revert_m and revert_m.group(1):
-        reverts = int(revert_m.group(1))
-    elif revert:
-        quoted = _REVERTED_TITLE.match(title)
-        if quoted and quoted.group(2):
-            reverts = int(quoted.group(2))
-        elif quoted:
-            reverts = _pr_titled(quoted.group(1), known_prs, before=record.number)
     evidence = title if parts.revert or not revert_m else revert_m.group(0)
     return PRInput(
         record=record,
@@ -169,7 +148,6 @@ def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) 
         desc=read_description(title, body, conv),
         revert=revert,
         revert_evidence=evidence if revert else None,
-        reverts=reverts,
     )
 
 
@@ -354,13 +332,6 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
     out += disc_signals
     texts = [pr.title, desc.text] + [c.get("body") or "" for c in record.issue_comments[:50]]
     g.refs = cross_refs(record.repo, record.number, texts, known_prs)
-    if pr.reverts is not None and not any(r.relation == "reverts" and r.repo is None for r in g.refs):
-        # found by the reverted title alone (no "#N" in the text): link it as cross_refs links the others
-        g.refs = [r for r in g.refs if r.number != pr.reverts or r.repo is not None]
-        title, state = (known_prs or {}).get(pr.reverts, (None, None))
-        g.refs = link_relandings(
-            [CrossRef(pr.reverts, "reverts", title, state, None), *g.refs], record.number, known_prs
-        )
     return out
 
 
@@ -436,14 +407,13 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         audience_key=audiences[0],
         audiences=audiences,
         risks=risks_of(signals, f, g.facts, conv, pr.title),
-        reverts=_reverted(pr, g.refs),
+        reverts=_reverted(g.refs),
     )
 
 
-def _reverted(pr: PRInput, refs: list[CrossRef]) -> int | None:
-    """The PR this one reverts: as the title or the revert line says, else as the references found it."""
-    if pr.reverts is not None:
-        return pr.reverts
+def _reverted(refs: list[CrossRef]) -> int | None:
+    """The PR this one reverts, wholly or in part, as the references found it (the revert line, the
+    quoted title's (#N), the earlier PR of that title, "reverts ... introduced in #N": cross_refs)."""
     return next((r.number for r in refs if r.relation == "reverts" and r.repo is None), None)
 
 
