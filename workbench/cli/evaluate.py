@@ -41,7 +41,7 @@ def _pick_repo(store: Any, repo: str | None) -> str:
         if store.repo_pk(repo) is None:
             raise WorkbenchError(f"{repo} is not in the cache: run `workbench sync {repo}` first")
         return repo
-    names = list(store.repos()["full_name"]) if not store.repos().empty else []
+    names = list(store.repos()["full_name"])
     if len(names) == 1:
         return names[0]
     if not names:
