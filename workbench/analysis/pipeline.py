@@ -45,11 +45,10 @@ from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
     CodeFacts,
-    scan_ci_downloads,
     scan_defaults,
     scan_deps,
+    scan_commands,
     scan_loss_math,
-    scan_shell,
     scan_symbols,
     scan_themes,
     text_theme_evidence,
@@ -316,8 +315,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
             scan_loss_math(pr.files, g.facts)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_defaults(pr.files, conv)
-        g.signals += scan_shell(pr.files, conv)
-        g.signals += scan_ci_downloads(pr.files, conv)
+        g.signals += scan_commands(pr.files, conv)
     g.signals += scan_deps(pr.files, pr.title, conv)
     return cat
 

@@ -759,74 +759,61 @@ _SECRET_FLAG = re.compile(
     r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
 )
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
-# The words without which none of the patterns above can match, by the detector that needs them: a patch
-# that mentions none of a detector's words is not scanned by it (most patches run no command and name
-# no secret; the CI patterns look only at the added lines that hold one of their words). One Aho-Corasick
-# automaton finds the words of all three lists in one pass over a patch, where an `in` scan per word
-# read the patch some thirty times.
+# The words without which none of the patterns above can match, by the patterns that need them. A
+# pattern is tried only on the added lines holding one of its words: most lines run no command and name
+# no secret, and a pattern tried on every added line cost more than the rest of the detector. One
+# Aho-Corasick pass over a patch finds the words of all three lists.
 _GATE_WORDS = {
     "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c"),
-    "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "secret", "SECRET", "api_key", "api-key", "API_KEY"),
+    "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "Passw", "secret", "SECRET", "Secret", "api_key",
+               "api-key", "API_KEY", "apikey"),
     "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
            "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify"),
 }  # fmt: skip
 _GATE = ahocorasick_rs.AhoCorasick([w for words in _GATE_WORDS.values() for w in words])
 _GATE_LIST = [name for name, words in _GATE_WORDS.items() for _w in words]  # word id -> its list
-_ADDED_LINE = re.compile(r"^\+(?!\+\+ )(.*)$", re.M)
-
-
-def _mentions(text: str) -> set[str]:
-    """The word lists of _GATE_WORDS that `text` mentions."""
-    return {_GATE_LIST[i] for i, _start, _end in _GATE.find_matches_as_indexes(text, overlapping=True)}
-
-
-def _added_lines_mentioning(patch: str, words: str) -> list[tuple[int, str]]:
-    """(position in the patch, line without its sign) of each added line holding a word of
-    `_GATE_WORDS[words]`, in patch order: the only lines that list's patterns look at."""
-    starts: dict[int, int] = {}  # line start -> line end
-    for i, at, _end in _GATE.find_matches_as_indexes(patch, overlapping=True):
-        if _GATE_LIST[i] == words:
-            start, end = line_bounds(patch, at)
-            starts[start] = end
-    return [
-        (start, patch[start + 1 : end])
-        for start, end in starts.items()
-        if patch.startswith("+", start) and not patch.startswith("+++ ", start)
-    ]
-
-
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
 
 
-def _added_lines(fd: FileDiff) -> list[tuple[int, str]]:
-    """(position in the patch, line without its sign) of each added line."""
-    return [(m.start(), m.group(1)) for m in _ADDED_LINE.finditer(fd.patch or "")]
+def _gated_lines(patch: str) -> dict[str, list[tuple[int, str]]]:
+    """For each list of `_GATE_WORDS`, the added lines holding one of its words: (where the line
+    starts in the patch, the line without its sign), in patch order."""
+    found: dict[str, dict[int, int]] = {}  # list -> line start -> line end
+    for i, at, _end in _GATE.find_matches_as_indexes(patch, overlapping=True):
+        start, end = line_bounds(patch, at)
+        found.setdefault(_GATE_LIST[i], {})[start] = end
+    return {
+        words: [
+            (start, patch[start + 1 : end])
+            for start, end in lines.items()
+            if patch.startswith("+", start) and not patch.startswith("+++ ", start)
+        ]
+        for words, lines in found.items()
+    }
 
 
 def _is_script(fd: FileDiff) -> bool:
     return fd.role in ("ci", "build") or fd.language in _SCRIPT_LANGUAGES or fd.filename.endswith(".sh")
 
 
-def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
-    """Commands run through a shell (security.shell) and secrets on command lines (security.secret_cli)."""
+def scan_commands(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """Commands run through a shell (security.shell), secrets on command lines (security.secret_cli),
+    and CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main) or
+    that run with more power than they need or trust unverified package hosts (security.ci_download)."""
     shell: list[_Find] = []
     secrets: list[_Find] = []
+    downloads: list[_Find] = []
     for fd in files:
-        if not fd.patch or fd.role not in ("code", "ci", "build", "config", "notebook"):
-            continue
         script = _is_script(fd)
-        mentioned = _mentions(fd.patch)
-        look_shell = "shell" in mentioned
-        look_secret = (script or fd.role == "ci") and "secret" in mentioned
-        if not (look_shell or look_secret):
+        runs_commands = fd.role in ("code", "ci", "build", "config", "notebook")
+        if not fd.patch or not (runs_commands or script):
             continue
-        for pos, line in _added_lines(fd):
+        lines = _gated_lines(fd.patch)
+        for pos, line in lines.get("shell", ()) if runs_commands else ():
             code = line.strip()
             if not code or code.startswith(("#", "//")):
                 continue
-            if not look_shell:
-                hit = None
-            elif script:
+            if script:
                 hit = _SHELL_EVAL.search(code)
             else:
                 hit = _SHELL_CALL.search(line)
@@ -834,30 +821,25 @@ def scan_shell(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     hit = None
             if hit:
                 shell.append((fd.filename, fd.patch, pos, code[:200]))
-            if look_secret:
-                flag = _SECRET_FLAG.search(code)
-                in_run = _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code)
-                if flag or in_run:
-                    secrets.append((fd.filename, fd.patch, pos, code[:200]))
-    return _counted("security.shell", "commands run through a shell", shell, conv) + _counted(
-        "security.secret_cli", "secrets on command lines", secrets, conv
-    )
-
-
-def scan_ci_downloads(files: list[FileDiff], conv: Conventions) -> list[Signal]:
-    """CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main), or
-    that run with more power than they need or trust unverified package hosts (--privileged, write
-    permissions, pull_request_target, trusted/insecure hosts)."""
-    finds: list[_Find] = []
-    for fd in files:
-        if not fd.patch or not _is_script(fd):
-            continue
-        for pos, line in _added_lines_mentioning(fd.patch, "ci"):
+        for pos, line in lines.get("secret", ()) if runs_commands and (script or fd.role == "ci") else ():
+            code = line.strip()
+            if not code or code.startswith(("#", "//")):
+                continue
+            if _SECRET_FLAG.search(code) or _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code):
+                secrets.append((fd.filename, fd.patch, pos, code[:200]))
+        for pos, line in lines.get("ci", ()) if script else ():
             code = line.strip()
             if code.startswith("#"):
                 continue
             if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
-                finds.append((fd.filename, fd.patch, pos, code[:200]))
-    return _counted(
-        "security.ci_download", "CI or scripts run unpinned downloads or with elevated rights", finds, conv
+                downloads.append((fd.filename, fd.patch, pos, code[:200]))
+    return (
+        _counted("security.shell", "commands run through a shell", shell, conv)
+        + _counted("security.secret_cli", "secrets on command lines", secrets, conv)
+        + _counted(
+            "security.ci_download",
+            "CI or scripts run unpinned downloads or with elevated rights",
+            downloads,
+            conv,
+        )
     )
