@@ -120,6 +120,33 @@ class Concat:
         return fd.filename, new_line_at(fd.patch or "", local)
 
 
+class WordPlaces:
+    """Where each word of a fixed list starts in a PR's joined patches (`Concat`), found by one
+    Aho-Corasick pass for all the words: each detector then reads the places of its own words, where a
+    pass per detector read every patch several times.
+
+    `automaton` is an ahocorasick_rs.AhoCorasick over the list; a word's id is its index in the list.
+    """
+
+    __slots__ = ("cat", "places")
+
+    def __init__(self, cat: Concat, automaton) -> None:
+        self.cat = cat
+        self.places: dict[int, list[int]] = {}  # word id -> its starts, in text order
+        for wid, at, _end in automaton.find_matches_as_indexes(cat.text, overlapping=True):
+            self.places.setdefault(wid, []).append(at)
+
+    def lines_holding(self, ids: frozenset[int]) -> Iterator[tuple[FileDiff, int, str]]:
+        """(file, where the line starts in the file's patch, the line with its sign) of each line that
+        holds one of the words `ids`, in text order, each line once."""
+        text = self.cat.text
+        starts = sorted({text.rfind("\n", 0, at) + 1 for wid in ids for at in self.places.get(wid, ())})
+        for start in starts:
+            end = text.find("\n", start)
+            fd, local = self.cat.locate(start)
+            yield fd, local, text[start : end if end >= 0 else len(text)]
+
+
 def added_python_symbols(
     patch: str, *, max_chars: int = 20_000, nested_only: bool = False
 ) -> list[tuple[str, str]]:

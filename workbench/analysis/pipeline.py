@@ -45,9 +45,10 @@ from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
     CodeFacts,
+    find_words,
+    scan_commands,
     scan_defaults,
     scan_deps,
-    scan_commands,
     scan_loss_math,
     scan_symbols,
     scan_themes,
@@ -310,12 +311,13 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
     cat = None
     if m.has_patches:
         cat = Concat(pr.files, RISK_ROLES)
+        words = find_words(cat)
         if not (pr.revert or m.removal):  # judged on what they undo or remove, not on what remains
-            scan_themes(cat, g.facts)
-            scan_loss_math(pr.files, g.facts)
+            scan_themes(words, g.facts)
+            scan_loss_math(words, g.facts)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_defaults(pr.files, conv)
-        g.signals += scan_commands(pr.files, conv)
+        g.signals += scan_commands(words, conv)
     g.signals += scan_deps(pr.files, pr.title, conv)
     return cat
 

@@ -15,9 +15,10 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, line_bounds, new_line_at
+from .diff import Concat, FileDiff, added_lines_with, new_line_at
 from .model import Evidence, Signal
 from .patchscan import (
+    WordPlaces,
     added_python_methods,
     definition_lines,
     hunk_section_texts,
@@ -96,8 +97,48 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         ("security", "vulnerab", "cve-", "injection", "安全"),
     ),
 }
-# Statements judged by where they stand on the line: one pass over added lines' starts.
-_STMT = re.compile(r"\n\+[ \t]*+(pass|except|set \+e)\b([^\n]*)")  # possessive: see _DEF_LINE
+# Statements judged by where they stand on the line: a bare `pass`, `except:` / `except Exception`,
+# `set +e`.
+_STMT_WORDS = ("pass", "except", "set +e")
+_STMT = re.compile(r"\+[ \t]*+(pass|except|set \+e)\b(.*)")  # possessive: see _DEF_LINE
+# The names of a training objective's terms (see scan_loss_math).
+_OBJECTIVE_WORDS = ("loss", "logprob", "log_prob", "advantage", "kl", "entropy", "grad")
+# The words without which the command patterns cannot match, by the patterns that need them (see
+# scan_commands): a pattern is tried only on the added lines holding one of its words. Most lines run no
+# command and name no secret, and a pattern tried on every added line cost more than the rest of the
+# detector.
+_COMMAND_WORDS = {
+    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c"),
+    "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "Passw", "secret", "SECRET", "Secret", "api_key",
+               "api-key", "API_KEY", "apikey"),
+    "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
+           "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify"),
+}  # fmt: skip
+
+# Every word the diff detectors look for (theme needles, statement, objective and command words) in one
+# Aho-Corasick automaton (ahocorasick_rs, a DFA in Rust): one pass over a PR's patches finds every place
+# of every word (`find_words`), where a pass per detector, or a str.find loop per needle, read each
+# patch many times. The Python work that follows is per place found, and bounded.
+_WORDS: list[str] = list(
+    dict.fromkeys(
+        [n for _l, needles, _w in THEMES.values() for n, _m in needles]
+        + [*_STMT_WORDS, *_OBJECTIVE_WORDS]
+        + [w for words in _COMMAND_WORDS.values() for w in words]
+    )
+)
+_WORD_ID = {w: i for i, w in enumerate(_WORDS)}
+_AUTOMATON = ahocorasick_rs.AhoCorasick(
+    _WORDS, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA
+)
+
+
+def _ids(words) -> frozenset[int]:
+    return frozenset(_WORD_ID[w] for w in words)
+
+
+def find_words(cat: Concat) -> WordPlaces:
+    """Where every detector word occurs in `cat` (the patches of RISK_ROLES files)."""
+    return WordPlaces(cat, _AUTOMATON)
 
 
 def _boundary_ok(text: str, start: int, pos: int, needle: str, mode: str) -> bool:
@@ -232,30 +273,20 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
 _DEFUSED = {"torch.load(": ("weights_only=True",), "yaml.load(": ("SafeLoader",)}
 
 
-# Every theme needle in one Aho-Corasick automaton (ahocorasick_rs, a DFA in Rust): one pass over a PR's
-# patches finds every place of every needle, where ~80 str.find loops (one per needle) cost several times
-# more on real diffs. The Python work that follows is per place found, and bounded per needle.
-_NEEDLES: list[str] = list(dict.fromkeys(n for _l, needles, _w in THEMES.values() for n, _m in needles))
-_NEEDLE_ID = {n: i for i, n in enumerate(_NEEDLES)}
-_MATCHER = ahocorasick_rs.AhoCorasick(
-    _NEEDLES, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA
-)
-# (theme, [(needle id, needle, mode)]) in the table's order, which is the order evidence is listed in.
+# (theme, [(word id, needle, mode)]) in the table's order, which is the order evidence is listed in.
 _THEME_PLAN = [
-    (name, frozenset(_NEEDLE_ID[n] for n, _m in needles), [(_NEEDLE_ID[n], n, m) for n, m in needles])
+    (name, _ids(n for n, _m in needles), [(_WORD_ID[n], n, m) for n, m in needles])
     for name, (_label, needles, _words) in THEMES.items()
 ]
 
 
-def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
-    """`cat` holds the patches of RISK_ROLES files only."""
+def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None:
+    """Risk themes in program code, from the places of their needles."""
+    cat, places = words.cat, words.places
     text = cat.text
     if not text:
         return
     per_file = facts.risk_per_file
-    places: dict[int, list[int]] = {}  # needle id -> its start positions, in text order
-    for nid, at, _end in _MATCHER.find_matches_as_indexes(text, overlapping=True):
-        places.setdefault(nid, []).append(at)
     for name, theme_ids, needles in _THEME_PLAN:
         if theme_ids.isdisjoint(places):  # most PRs touch few themes: skip the others' needle lists
             continue
@@ -306,7 +337,10 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
         if hits:
             facts.theme_hits[name] = hits
     # statements judged by where they stand: a bare `pass`, `except:` / `except Exception`, `set +e`
-    for m in _STMT.finditer("\n" + text):
+    for fd, local, line in words.lines_holding(_ids(_STMT_WORDS)):
+        m = _STMT.match(line)
+        if not m:
+            continue
         word, rest = m.group(1), m.group(2).strip()
         if word == "pass" and rest:
             continue
@@ -315,50 +349,36 @@ def scan_themes(cat: Concat, facts: CodeFacts, per_theme: int = 8) -> None:
         hits = facts.theme_hits.setdefault("risk.error_handling", [])
         if len(hits) >= per_theme:
             break
-        fd, local = cat.locate(m.start())
-        hits.append(Hit(fd, local, m.group(0)[2:].strip()[:200]))
+        hits.append(Hit(fd, local, line[1:].strip()[:200]))
         facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
 
 
 # The arithmetic of a training objective: a changed or removed line that computes a loss, log-prob,
 # advantage, KL, entropy or gradient with a division, product, reduction or exp/log/clamp. Such a line
 # decides what is optimised; a reader checks its scale and masking.
-# Its words found by one Aho-Corasick automaton: an alternation regex tries every word at each of the
-# patch's characters, several times slower on the long Python patches this reads.
-_OBJECTIVE_WORDS = ahocorasick_rs.AhoCorasick(
-    ["loss", "logprob", "log_prob", "advantage", "kl", "entropy", "grad"]
-)
 _OBJECTIVE_NAME = re.compile(r"\b\w*(?:loss|logprob|log_prob|advantage|kl|entropy|grad)\w*\b")
 _ARITHMETIC = re.compile(r"\s[/*]\s|\.sum\(|\.mean\(|torch\.(?:exp|log|clamp|where|sum|mean)\(")
 
 
-def scan_loss_math(files: list[FileDiff], facts: CodeFacts, per_theme: int = 8) -> None:
+def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None:
     """Add hits of objective arithmetic to the numerics theme: each line holding an objective's name
     is looked at once (added or removed, in program code, with arithmetic after the name)."""
     hits = facts.theme_hits.get("risk.numerics", [])
-    for fd in files:
-        if not fd.patch or fd.role != "code" or fd.language != "Python":
+    for fd, local, line in words.lines_holding(_ids(_OBJECTIVE_WORDS)):
+        if len(hits) >= per_theme:
+            break
+        if fd.role != "code" or fd.language != "Python" or line[:1] not in ("+", "-"):
             continue
-        patch, last = fd.patch, -1
-        for _word, at, _end in _OBJECTIVE_WORDS.find_matches_as_indexes(patch):
-            if len(hits) >= per_theme:
-                break
-            start, end = line_bounds(patch, at)
-            if (
-                start == last
-                or patch[start : start + 1] not in ("+", "-")
-                or patch.startswith(("+++", "---"), start)
-            ):
-                continue
-            last = start
-            line = patch[start + 1 : end]
-            name = _OBJECTIVE_NAME.search(line)
-            if not name or not _ARITHMETIC.search(line, name.end()):
-                continue
-            if not in_program_code(line, name.start(), fd.language):
-                continue
-            hits.append(Hit(fd, start, line.strip()[:200]))
-            facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
+        if line.startswith(("+++", "---")):
+            continue
+        line = line[1:]
+        name = _OBJECTIVE_NAME.search(line)
+        if not name or not _ARITHMETIC.search(line, name.end()):
+            continue
+        if not in_program_code(line, name.start(), fd.language):
+            continue
+        hits.append(Hit(fd, local, line.strip()[:200]))
+        facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
     if hits:
         facts.theme_hits["risk.numerics"] = hits
 
@@ -759,80 +779,52 @@ _SECRET_FLAG = re.compile(
     r"--?(?:token|password|passwd|api[-_]?key|secret|hf[-_]token)(?:=|\s+)(?!\s*$)[\"']?[^\s\"'-]", re.I
 )
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
-# The words without which none of the patterns above can match, by the patterns that need them. A
-# pattern is tried only on the added lines holding one of its words: most lines run no command and name
-# no secret, and a pattern tried on every added line cost more than the rest of the detector. One
-# Aho-Corasick pass over a patch finds the words of all three lists.
-_GATE_WORDS = {
-    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c"),
-    "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "Passw", "secret", "SECRET", "Secret", "api_key",
-               "api-key", "API_KEY", "apikey"),
-    "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
-           "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify"),
-}  # fmt: skip
-_GATE = ahocorasick_rs.AhoCorasick([w for words in _GATE_WORDS.values() for w in words])
-_GATE_LIST = [name for name, words in _GATE_WORDS.items() for _w in words]  # word id -> its list
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
 
 
-def _gated_lines(patch: str) -> dict[str, list[tuple[int, str]]]:
-    """For each list of `_GATE_WORDS`, the added lines holding one of its words: (where the line
-    starts in the patch, the line without its sign), in patch order."""
-    found: dict[str, dict[int, int]] = {}  # list -> line start -> line end
-    for i, at, _end in _GATE.find_matches_as_indexes(patch, overlapping=True):
-        start, end = line_bounds(patch, at)
-        found.setdefault(_GATE_LIST[i], {})[start] = end
-    return {
-        words: [
-            (start, patch[start + 1 : end])
-            for start, end in lines.items()
-            if patch.startswith("+", start) and not patch.startswith("+++ ", start)
-        ]
-        for words, lines in found.items()
-    }
+def _added_code(line: str) -> str | None:
+    """An added line's code without its sign and blanks; None for other lines and `#` comments."""
+    if not line.startswith("+") or line.startswith("+++ "):
+        return None
+    code = line[1:].strip()
+    return None if code.startswith("#") else code
 
 
 def _is_script(fd: FileDiff) -> bool:
     return fd.role in ("ci", "build") or fd.language in _SCRIPT_LANGUAGES or fd.filename.endswith(".sh")
 
 
-def scan_commands(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
     """Commands run through a shell (security.shell), secrets on command lines (security.secret_cli),
     and CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main) or
     that run with more power than they need or trust unverified package hosts (security.ci_download)."""
     shell: list[_Find] = []
     secrets: list[_Find] = []
     downloads: list[_Find] = []
-    for fd in files:
-        script = _is_script(fd)
-        runs_commands = fd.role in ("code", "ci", "build", "config", "notebook")
-        if not fd.patch or not (runs_commands or script):
+    for fd, pos, line in words.lines_holding(_ids(_COMMAND_WORDS["shell"])):
+        code = _added_code(line)
+        if not code or code.startswith("//"):
             continue
-        lines = _gated_lines(fd.patch)
-        for pos, line in lines.get("shell", ()) if runs_commands else ():
-            code = line.strip()
-            if not code or code.startswith(("#", "//")):
-                continue
-            if script:
-                hit = _SHELL_EVAL.search(code)
-            else:
-                hit = _SHELL_CALL.search(line)
-                if hit and not in_program_code(line, hit.start(), fd.language):
-                    hit = None
-            if hit:
-                shell.append((fd.filename, fd.patch, pos, code[:200]))
-        for pos, line in lines.get("secret", ()) if runs_commands and (script or fd.role == "ci") else ():
-            code = line.strip()
-            if not code or code.startswith(("#", "//")):
-                continue
-            if _SECRET_FLAG.search(code) or _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code):
-                secrets.append((fd.filename, fd.patch, pos, code[:200]))
-        for pos, line in lines.get("ci", ()) if script else ():
-            code = line.strip()
-            if code.startswith("#"):
-                continue
-            if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
-                downloads.append((fd.filename, fd.patch, pos, code[:200]))
+        if _is_script(fd):
+            hit = _SHELL_EVAL.search(code)
+        else:
+            hit = _SHELL_CALL.search(line, 1)
+            if hit and not in_program_code(line[1:], hit.start() - 1, fd.language):
+                hit = None
+        if hit:
+            shell.append((fd.filename, fd.patch, pos, code[:200]))
+    for fd, pos, line in words.lines_holding(_ids(_COMMAND_WORDS["secret"])):
+        code = _added_code(line)
+        if not code or code.startswith("//") or not (_is_script(fd) or fd.role == "ci"):
+            continue
+        if _SECRET_FLAG.search(code) or _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code):
+            secrets.append((fd.filename, fd.patch, pos, code[:200]))
+    for fd, pos, line in words.lines_holding(_ids(_COMMAND_WORDS["ci"])):
+        code = _added_code(line)
+        if not code or not _is_script(fd):
+            continue
+        if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
+            downloads.append((fd.filename, fd.patch, pos, code[:200]))
     return (
         _counted("security.shell", "commands run through a shell", shell, conv)
         + _counted("security.secret_cli", "secrets on command lines", secrets, conv)
