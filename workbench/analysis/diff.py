@@ -432,19 +432,20 @@ def parse_file(file: dict[str, Any], role_of: Callable[[str], str] | None = None
         if not additions and not deletions:  # a stats-less source: count from the text
             additions = patch.count("\n+") + patch.startswith("+")
             deletions = patch.count("\n-") + patch.startswith("-")
+    language = language_of(filename) if filename else None
     return FileDiff(
         filename=filename,
         old_filename=file.get("previous_filename") or None,
         status=str(file.get("status") or "modified"),
         role=role,
-        language=language_of(filename) if filename else None,
+        language=language,
         additions=additions,
         deletions=deletions,
         binary=binary,
         patch_missing=patch_missing,
         flags=flags,
         snapshot=role == "test" and is_snapshot(filename),
-        inline_tests=role == "code" and patch is not None and adds_inline_tests(patch),
+        inline_tests=role == "code" and patch is not None and adds_inline_tests(patch, language),
         patch=patch,
     )
 
@@ -456,9 +457,21 @@ _INLINE_TEST = re.compile(
 )
 
 
-def adds_inline_tests(patch: str) -> bool:
+# What a test declaration holds, by language: a patch holding none of its language's words declares no
+# test, and is not matched line by line (most Python patches say "test" somewhere, few `def test_`).
+_INLINE_TEST_WORDS = {
+    "Python": ("def test_",),
+    "Rust": ("#[",),
+    "Go": ("func Test",),
+    "Java": ("@Test", "@ParameterizedTest"),
+    "Kotlin": ("@Test", "@ParameterizedTest"),
+}
+_ANY_INLINE_TEST_WORDS = ("test", "Test")
+
+
+def adds_inline_tests(patch: str, language: str | None = None) -> bool:
     """Whether a patch adds a test declared inside a code file (see `FileDiff.inline_tests`)."""
-    if "test" not in patch and "Test" not in patch:
+    if not any(word in patch for word in _INLINE_TEST_WORDS.get(language or "", _ANY_INLINE_TEST_WORDS)):
         return False
     return _INLINE_TEST.search("\n" + patch) is not None
 
