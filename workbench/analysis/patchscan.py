@@ -87,9 +87,13 @@ def hunk_sections(patch: str) -> list[tuple[int, str]]:
     return [(int(m.group(3)), m.group(5).strip()) for m in HUNK_HEADER.finditer(patch) if m.group(5).strip()]
 
 
+# A hunk header's section text alone: findall returns it without a match object per hunk.
+_HUNK_SECTION = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?([^\n]*)")
+
+
 def hunk_section_texts(patch: str) -> list[str]:
     """The section texts of `hunk_sections(patch)`, without their line numbers."""
-    return [text for _start, text in hunk_sections(patch)]
+    return [text for text in map(str.strip, _HUNK_SECTION.findall(patch)) if text]
 
 
 class Concat:
