@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import ahocorasick_rs
-
 from .conventions import Conventions
 from .model import Description, Evidence, Signal
+from .words import WordFinder
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 # The lines that open or close a code block, and heading lines: up to three blanks, one to six '#',
@@ -119,12 +118,12 @@ _OPEN_KEYS = (
 # touches, where asking each list with `in` costs a scan per key.
 _KEY_LISTS = {"cause": ROOT_CAUSE, "test": TEST_PLAN, "open": _OPEN_KEYS}
 _KEY_KIND = [kind for kind, keys in _KEY_LISTS.items() for _ in keys]
-_FINDER = ahocorasick_rs.AhoCorasick([k for keys in _KEY_LISTS.values() for k in keys])
+_FINDER = WordFinder([k for keys in _KEY_LISTS.values() for k in keys])
 
 
 def _kinds(low: str) -> set[str]:
     """Which of _KEY_LISTS have a key in `low` (lowercased text)."""
-    return {_KEY_KIND[i] for i, _start, _end in _FINDER.find_matches_as_indexes(low, overlapping=True)}
+    return {_KEY_KIND[i] for i, _start, _end in _FINDER.places(low)}
 
 
 # After "follow-up PR" or "follow-up task": this PR's relation to an earlier one, not work left open.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .diff import FileDiff
+    from .words import WordFinder
 
 HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
 
@@ -126,18 +127,18 @@ class Concat:
 
 class WordPlaces:
     """Where each word of a fixed list starts in a PR's joined patches (`Concat`), found by one
-    Aho-Corasick pass for all the words: each detector then reads the places of its own words, where a
+    pass for all the words (`words.WordFinder`): each detector then reads the places of its own words, where a
     pass per detector read every patch several times.
 
-    `automaton` is an ahocorasick_rs.AhoCorasick over the list; a word's id is its index in the list.
+    A word's id is its index in the finder's list.
     """
 
     __slots__ = ("cat", "places")
 
-    def __init__(self, cat: Concat, automaton) -> None:
+    def __init__(self, cat: Concat, finder: WordFinder) -> None:
         self.cat = cat
         self.places: dict[int, list[int]] = {}  # word id -> its starts, in text order
-        for wid, at, _end in automaton.find_matches_as_indexes(cat.text, overlapping=True):
+        for wid, at, _end in finder.places(cat.text):
             self.places.setdefault(wid, []).append(at)
 
     def lines_holding(self, ids: frozenset[int]) -> Iterator[tuple[FileDiff, int, str]]:

@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import ahocorasick_rs
-
 from .conventions import Conventions
 from .diff import Concat, FileDiff, added_lines_with, new_line_at
 from .model import Evidence, Signal
@@ -25,6 +23,7 @@ from .patchscan import (
     is_noise_symbol,
     section_symbol,
 )
+from .words import WordFinder
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -127,9 +126,7 @@ _WORDS: list[str] = list(
     )
 )
 _WORD_ID = {w: i for i, w in enumerate(_WORDS)}
-_AUTOMATON = ahocorasick_rs.AhoCorasick(
-    _WORDS, matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA
-)
+_FINDER = WordFinder(_WORDS)
 
 
 def _ids(words) -> frozenset[int]:
@@ -138,7 +135,7 @@ def _ids(words) -> frozenset[int]:
 
 def find_words(cat: Concat) -> WordPlaces:
     """Where every detector word occurs in `cat` (the patches of RISK_ROLES files)."""
-    return WordPlaces(cat, _AUTOMATON)
+    return WordPlaces(cat, _FINDER)
 
 
 def _boundary_ok(text: str, start: int, pos: int, needle: str, mode: str) -> bool:
@@ -386,14 +383,14 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
 # Every theme's words in one Aho-Corasick automaton: one pass over a text finds them all, where a
 # str.find per word read each text some thirty times.
 _THEME_WORDS: list[str] = list(dict.fromkeys(w for _l, _n, words in THEMES.values() for w in words))
-_THEME_WORD_MATCHER = ahocorasick_rs.AhoCorasick(_THEME_WORDS)
+_THEME_WORD_FINDER = WordFinder(_THEME_WORDS)
 
 
 def _word_starts(low: str) -> dict[str, int]:
     """Where each theme word first occurs at a word start in `low` ("race" is not in "trace", "hang" is
     not in "change"); Chinese words have no word boundaries and count anywhere."""
     first: dict[str, int] = {}
-    for wid, at, _end in _THEME_WORD_MATCHER.find_matches_as_indexes(low, overlapping=True):
+    for wid, at, _end in _THEME_WORD_FINDER.places(low):
         word = _THEME_WORDS[wid]
         if word in first:
             continue
