@@ -133,6 +133,11 @@ def _ids(words) -> frozenset[int]:
     return frozenset(_WORD_ID[w] for w in words)
 
 
+_STMT_IDS = _ids(_STMT_WORDS)
+_OBJECTIVE_IDS = _ids(_OBJECTIVE_WORDS)
+_COMMAND_IDS = {name: _ids(words) for name, words in _COMMAND_WORDS.items()}
+
+
 def find_words(cat: Concat) -> WordPlaces:
     """Where every detector word occurs in `cat` (the patches of RISK_ROLES files)."""
     return WordPlaces(cat, _FINDER)
@@ -334,7 +339,7 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
         if hits:
             facts.theme_hits[name] = hits
     # statements judged by where they stand: a bare `pass`, `except:` / `except Exception`, `set +e`
-    for fd, local, line in words.lines_holding(_ids(_STMT_WORDS)):
+    for fd, local, line in words.lines_holding(_STMT_IDS):
         m = _STMT.match(line)
         if not m:
             continue
@@ -361,7 +366,7 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
     """Add hits of objective arithmetic to the numerics theme: each line holding an objective's name
     is looked at once (added or removed, in program code, with arithmetic after the name)."""
     hits = facts.theme_hits.get("risk.numerics", [])
-    for fd, local, line in words.lines_holding(_ids(_OBJECTIVE_WORDS)):
+    for fd, local, line in words.lines_holding(_OBJECTIVE_IDS):
         if len(hits) >= per_theme:
             break
         if fd.role != "code" or fd.language != "Python" or line[:1] not in ("+", "-"):
@@ -380,8 +385,8 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
         facts.theme_hits["risk.numerics"] = hits
 
 
-# Every theme's words in one Aho-Corasick automaton: one pass over a text finds them all, where a
-# str.find per word read each text some thirty times.
+# Every theme's words in one WordFinder: one pass over a text finds them all, where a str.find per word
+# read each text some thirty times.
 _THEME_WORDS: list[str] = list(dict.fromkeys(w for _l, _n, words in THEMES.values() for w in words))
 _THEME_WORD_FINDER = WordFinder(_THEME_WORDS)
 
@@ -798,25 +803,26 @@ def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
     shell: list[_Find] = []
     secrets: list[_Find] = []
     downloads: list[_Find] = []
-    for fd, pos, line in words.lines_holding(_ids(_COMMAND_WORDS["shell"])):
+    for fd, pos, line in words.lines_holding(_COMMAND_IDS["shell"]):
         code = _added_code(line)
         if not code or code.startswith("//"):
             continue
         if _is_script(fd):
             hit = _SHELL_EVAL.search(code)
         else:
-            hit = _SHELL_CALL.search(line, 1)
-            if hit and not in_program_code(line[1:], hit.start() - 1, fd.language):
+            unsigned = line[1:]
+            hit = _SHELL_CALL.search(unsigned)
+            if hit and not in_program_code(unsigned, hit.start(), fd.language):
                 hit = None
         if hit:
             shell.append((fd.filename, fd.patch, pos, code[:200]))
-    for fd, pos, line in words.lines_holding(_ids(_COMMAND_WORDS["secret"])):
+    for fd, pos, line in words.lines_holding(_COMMAND_IDS["secret"]):
         code = _added_code(line)
         if not code or code.startswith("//") or not (_is_script(fd) or fd.role == "ci"):
             continue
         if _SECRET_FLAG.search(code) or _SECRET_IN_RUN.search(code) and not _ENV_MAPPING.match(code):
             secrets.append((fd.filename, fd.patch, pos, code[:200]))
-    for fd, pos, line in words.lines_holding(_ids(_COMMAND_WORDS["ci"])):
+    for fd, pos, line in words.lines_holding(_COMMAND_IDS["ci"]):
         code = _added_code(line)
         if not code or not _is_script(fd):
             continue
