@@ -209,9 +209,12 @@ STAGES = (
     "parse_files",
     "read_description",
     "Concat",
+    "find_words",
     "scan_themes",
+    "scan_loss_math",
     "scan_symbols",
     "scan_defaults",
+    "scan_commands",
     "scan_deps",
     "description_signals",
     "text_theme_evidence",
@@ -219,6 +222,8 @@ STAGES = (
     "read_discussion",
     "cross_refs",
     "decide",
+    "audiences_of",
+    "risks_of",
     "effort_and_minutes",
     "named_paths",
     "rank_files",
@@ -264,7 +269,7 @@ def _stages(records: list, conv, known, read_us: float) -> dict:
     n = len(records)
     us = {k: round(v / n * 1e6, 1) for k, v in sorted(by_stage.items(), key=lambda kv: -kv[1]) if v}
     us["assembly"] = round((total - sum(by_stage.values())) / n * 1e6, 1)
-    top = ", ".join(f"{k} {v:g} ({v / read_us:.2f}x)" for k, v in list(us.items())[:8])
+    top = ", ".join(f"{k} {v:g} ({v / read_us:.2f}x)" for k, v in list(us.items())[:12])
     print(f"  where the time goes (us/PR, x Store.pr): {top}; assembly {us['assembly']:g}")
     return us
 
