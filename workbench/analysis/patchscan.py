@@ -12,9 +12,10 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from .words import WordFinder
+
 if TYPE_CHECKING:
     from .diff import FileDiff
-    from .words import WordFinder
 
 HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?([^\n]*)")
 
@@ -356,8 +357,8 @@ _PY_DEF_LINE = re.compile(
     r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>(?:async[ \t]++)?)(?:def|class)[ \t]+(?P<name>\w+)"
     r"[ \t]*(?P<sig>[(:][^\n]*)?"
 )
-# The keywords a definition line of each language holds: a patch with none of them has no definition,
-# and a substring test costs far less than the regex scan.
+# The keywords a definition line of each language holds: only the lines holding one are matched (a
+# pattern anchored on newlines is tried at every line of a patch; the keywords are found in one pass).
 _DEF_KEYWORDS = {
     "Python": ("def ", "class "),
     "Rust": ("fn ", "struct ", "enum ", "trait ", "type ", "mod ", "union ", "macro_rules!"),
@@ -367,15 +368,18 @@ _ANY_DEF_KEYWORDS = (
     "def ", "class ", "fn ", "func", "struct ", "enum ", "trait ", "interface ", "type ", "fun ", "object ",
     "union ", "namespace ", "mod", "macro_rules!",
 )  # fmt: skip
+_DEF_FINDERS = {language: WordFinder(list(words)) for language, words in _DEF_KEYWORDS.items()}
+_ANY_DEF_FINDER = WordFinder(list(_ANY_DEF_KEYWORDS))
 
 
 def definition_lines(patch: str, language: str | None) -> Iterator[re.Match[str]]:
     """Added or removed definition lines of `patch` (groups sign, indent, mods, name, sig), read with
     the patterns of the file's language. Positions are in "\\n" + patch."""
-    keywords = _DEF_KEYWORDS.get(language or "", _ANY_DEF_KEYWORDS)
-    for k in keywords:  # a loop, not any(<generator>): most patches hold one early
-        if k in patch:
-            break
-    else:
-        return iter(())
-    return (_PY_DEF_LINE if language == "Python" else DEF_LINE).finditer("\n" + patch)
+    text = "\n" + patch
+    finder = _DEF_FINDERS.get(language or "", _ANY_DEF_FINDER)
+    pattern = _PY_DEF_LINE if language == "Python" else DEF_LINE
+    # the newline before each line holding a keyword: where the pattern, which starts with it, must match
+    for newline in sorted({text.rfind("\n", 0, at) for _word, at, _end in finder.places(text)}):
+        m = pattern.match(text, newline)
+        if m:
+            yield m
