@@ -145,18 +145,13 @@ def _backfill(args) -> int:
 
 def run_status(args) -> int:
     """`workbench status OWNER/REPO`: what the cache holds for the repository, in plain words."""
-    import sqlite3
-
     from ..store import open_cache
-    from ..store.schema import corrupt_cache_message
+    from ..store.schema import damaged_cache_as_error
 
     store = open_cache(cache_arg(args))
     try:
-        st = store.sync_status(args.repo)
-    except sqlite3.DatabaseError as e:
-        if isinstance(e, sqlite3.OperationalError):
-            raise
-        raise WorkbenchError(corrupt_cache_message(store.path, e)) from None
+        with damaged_cache_as_error(store.path):
+            st = store.sync_status(args.repo)
     finally:
         store.close()
     for line in status_lines(st):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -37,7 +36,7 @@ from ..config import WorkbenchError
 from ..records import PRRecord
 from ..store import Store, SyncBusy, iso_utc, utcnow
 from ..store.runs import FULL_SCOPE
-from ..store.schema import corrupt_cache_message
+from ..store.schema import damaged_cache_as_error
 from ..timespan import since_iso
 from . import github_graphql as gq
 from .github_files import fill_patches, split_diff
@@ -176,12 +175,9 @@ def sync_repo(
     gh = client or make_client(api_url, token, timeout)
     cache = _Cache(store)
     try:
-        return _sync(cache, repo, scope, gh, wait=wait, backoff_base=backoff_base, progress=progress,
-                     tqdm_cls=tqdm_cls)  # fmt: skip
-    except sqlite3.DatabaseError as e:
-        if isinstance(e, sqlite3.OperationalError):
-            raise
-        raise WorkbenchError(corrupt_cache_message(cache.path, e)) from None
+        with damaged_cache_as_error(cache.path):
+            return _sync(cache, repo, scope, gh, wait=wait, backoff_base=backoff_base, progress=progress,
+                         tqdm_cls=tqdm_cls)  # fmt: skip
     finally:
         cache.close()
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import WorkbenchError
@@ -170,6 +172,18 @@ def corrupt_cache_message(path: Path, error: Exception) -> str:
         f"cache file {path} is damaged or not a SQLite database ({error}); it was left as it is. "
         f"To go on: {restore}move it aside (mv {path} {path}.broken) and sync again"
     )
+
+
+@contextmanager
+def damaged_cache_as_error(path: Path) -> Iterator[None]:
+    """Turn SQLite's word that the cache file is unreadable into a WorkbenchError saying what to do. A
+    lock or a busy file (OperationalError) is not damage, and passes as it is."""
+    try:
+        yield
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as e:
+        raise WorkbenchError(corrupt_cache_message(path, e)) from None
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
