@@ -1,8 +1,9 @@
 """Fast scans of raw unified-diff text: no per-line Python work.
 
 Why: heuristics run over thousands of PRs and unidiff spends ~2 µs per line; these helpers use
-str.find / newline-anchored regexes (C speed) and work out a new-side line number only for the few
-lines that become evidence. `Concat` joins a PR's patches so each needle is searched once per PR.
+str.find, `words.WordFinder` and newline-anchored regexes (C speed) and work out a new-side line number
+only for the few lines that become evidence. `Concat` joins a PR's patches so each word is searched
+once per PR (`WordPlaces`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Signal detectors over a PR's diff: risk themes, API and config changes, dependency bumps, scope.
 
-Each detector returns Signals whose evidence is (file, new line number, the line). Risk themes are found
-by one Aho-Corasick pass over the PR's concatenated patches (`diff.Concat`) for all their needles at once;
-each place found is then checked on its line (added? a whole identifier? program code?). The other
-detectors are regexes anchored on line starts, one pass each over the patches they concern.
+Each detector returns Signals whose evidence is (file, new line number, the line). The words the risk
+themes, statements, objective arithmetic and commands need are found by one pass over the PR's
+concatenated patches (`find_words`); each detector then checks the lines holding its words (added? a
+whole identifier? program code?). Symbols, defaults and dependencies are read with regexes anchored on
+line starts, one pass each over the patches they concern.
 """
 
 from __future__ import annotations
