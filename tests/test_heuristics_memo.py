@@ -399,3 +399,28 @@ def test_the_memo_imports_the_pipeline_at_top_level():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_revert_found_by_its_quoted_title_is_linked_on_every_hit(tmp_path):
+    """`Revert "title"` with no number names its PR only through the cache's titles. An entry computed
+    without them (the trends ask verdicts alone) must still link it once they are known, and the link
+    must follow the cache as it changes."""
+    reverted = record([file("pkg/a.py", hunk(1, ["+x = 1"]))], number=5, title="feat: faster sync")
+    revert = record(
+        [file("pkg/a.py", hunk(1, ["-x = 1"]))],
+        number=9,
+        title='Revert "feat: faster sync"',
+        body="This reverts commit 0123abc.",
+    )
+    conv = load_conventions(REPO)
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    assert memo.analyze(revert).reverts is None  # no titles known: nothing to link yet
+    known = {5: (reverted.title, "merged")}
+    hit = memo.analyze(revert, known_prs=known)
+    assert memo.hits == 1 and hit.reverts == 5
+    assert hit.to_dict() == analyze(revert, conventions=conv, known_prs=known).to_dict()
+    # a later PR of the same title, before the revert, is what it reverts now; then the re-landing
+    later = {**known, 7: (reverted.title, "merged"), 12: ("Reland: feat: faster sync", "open")}
+    hit = memo.analyze(revert, known_prs=later)
+    assert hit.to_dict() == analyze(revert, conventions=conv, known_prs=later).to_dict() and hit.reverts == 7
+    assert [(r.number, r.relation) for r in hit.cross_refs] == [(7, "reverts"), (12, "relanded-in")]

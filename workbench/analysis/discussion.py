@@ -237,11 +237,18 @@ _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 
 def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
     """The PRs and issues the texts (title first, then description and comments) point at, each once with
-    its strongest relation, resolved against the cache's {number: (title, state)}.
+    its strongest relation, resolved against the cache's {number: (title, state)}."""
+    refs, revert_title = written_refs(repo, number, texts)
+    return resolve_refs(refs, number, revert_title, known_prs)
+
+
+def written_refs(repo: str, number: int, texts: list[str]) -> tuple[list[CrossRef], str | None]:
+    """(The references the texts write, each once with its strongest relation; the title a revert
+    quotes when nothing written says which PR it reverts). Needs no cache: `resolve_refs` adds what does.
 
     Not references: a #N in code, one that counts ("mb #250"), a table row of numbered columns. A revert
-    points at what it reverts ("Reverts owner/name#N", `Revert "title (#N)"`), and at the PR that
-    re-landed it when that is in the cache."""
+    points at what it reverts: "Reverts owner/name#N", else the (#N) ending the title it quotes
+    (`Revert "title (#N)"`), else the PR of that title (resolve_refs looks it up)."""
     repo_l = (repo or "").lower()
     name_l = repo_l.rsplit("/", 1)[-1]
     found: dict[tuple[str, int], CrossRef] = {}
@@ -251,12 +258,7 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
             return
         old = found.get((target, num))
         if old is None:
-            title = state = None
-            if target == repo_l and known_prs and num in known_prs:
-                title, state = known_prs[num]
-            found[(target, num)] = CrossRef(
-                num, rel, title, state, url, written if target != repo_l else None
-            )
+            found[(target, num)] = CrossRef(num, rel, None, None, url, written if target != repo_l else None)
         elif _RANK[rel] > _RANK[old.relation]:
             old.relation = rel
 
@@ -277,17 +279,47 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
                 target, written = repo_l, repo
             add(target, num, rel, url, written)
     refs = list(found.values())
-    if quoted_title is not None and not any(r.relation == "reverts" for r in refs):
-        # Revert "[x] fix: thing (#N)" and no "Reverts owner/name#M" line: the quoted title's own (#N),
-        # else the PR of that title. The line wins when there is one: a reverted PR's title can end in
-        # the number of the issue it fixed.
-        m = _REVERT_TITLE_NUMBER.search(quoted_title)
-        reverted = int(m.group(1)) if m else _latest_titled(quoted_title, number, known_prs)
-        if reverted is not None and reverted != number:
-            title, state = (known_prs or {}).get(reverted, (None, None))
-            refs = [r for r in refs if not (r.repo is None and r.number == reverted)]
-            refs.insert(0, CrossRef(reverted, "reverts", title, state, None, None))
-    return link_relandings(refs, number, known_prs)
+    if quoted_title is None or any(r.relation == "reverts" for r in refs):
+        return refs, None  # the "Reverts owner/name#M" line wins: a title can end in an issue's number
+    m = _REVERT_TITLE_NUMBER.search(quoted_title)
+    if m is None:
+        return refs, quoted_title
+    return _reverting(refs, int(m.group(1)), number), None
+
+
+def _reverting(refs: list[CrossRef], reverted: int, number: int) -> list[CrossRef]:
+    """`refs` led by "reverts #reverted" (which replaces any weaker reference to it)."""
+    if reverted == number:
+        return refs
+    return [CrossRef(reverted, "reverts")] + [
+        r for r in refs if not (r.repo is None and r.number == reverted)
+    ]
+
+
+def resolve_refs(
+    refs: list[CrossRef], number: int, revert_title: str | None, known_prs: dict | None
+) -> list[CrossRef]:
+    """`refs` completed from the cache's {number: (title, state)}: the titles and states of this
+    repository's PRs, the PR whose title a revert quotes (`revert_title`), and the PR that landed a
+    reverted one again. Depends only on the cache's PRs, so the analysis memo calls it again on every
+    hit (its entry may have been computed with fewer, or none), on refs it resolved before."""
+    known = known_prs or {}
+    if revert_title is not None:
+        # what an earlier resolution found by this title is looked up again
+        refs = [r for r in refs if not (r.relation == "reverts" and r.repo is None)]
+        reverted = _latest_titled(revert_title, number, known)
+        if reverted is not None:
+            refs = _reverting(refs, reverted, number)
+    for ref in refs:
+        if ref.repo is None:
+            ref.title, ref.state = known.get(ref.number, (None, None))
+    return link_relandings(refs, number, known)
+
+
+def reverted_pr(refs: list[CrossRef]) -> int | None:
+    """The PR this one reverts, wholly or in part, as the references found it (the revert line, the
+    quoted title's (#N), the earlier PR of that title, "reverts ... introduced in #N")."""
+    return next((r.number for r in refs if r.relation == "reverts" and r.repo is None), None)
 
 
 def link_relandings(refs: list[CrossRef], number: int, known_prs: dict | None) -> list[CrossRef]:

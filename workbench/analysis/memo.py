@@ -15,7 +15,8 @@ The fingerprint covers every input `analyze` reads (title, body, author, file li
 comments, reviews, review comments, truncation flags), plus head sha and updated_at, the conventions'
 content, and the heuristics version (a constant plus a digest of the analysis modules' source, so any
 code change invalidates old entries without anyone remembering to bump it). `known_prs` is the one input
-left out: it only fills cross-references' titles and states, which are re-resolved on every hit.
+left out: what analysis takes from it (cross-references' titles and states, the PR a revert quotes by
+title, re-landings) is resolved again on every hit.
 
 The memo is only a cache: an unreadable, foreign or stale file is ignored and rewritten.
 """
@@ -38,7 +39,7 @@ from typing import Any
 
 from ..records import PRRecord
 from .conventions import Conventions, default_conventions, load_conventions
-from .discussion import link_relandings
+from .discussion import resolve_refs, reverted_pr
 from .model import Analysis
 from .pipeline import analyze
 
@@ -184,13 +185,10 @@ def analysis_fingerprint(record: PRRecord, conventions: Conventions | None = Non
 
 
 def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
-    """Titles and states of referenced PRs of this repository from the current `known_prs`, exactly as
-    `analyze` fills them (another repository's PRs are not in this cache)."""
-    known = known_prs or {}
-    for ref in analysis.cross_refs:
-        if ref.repo is None:
-            ref.title, ref.state = known.get(ref.number, (None, None))
-    analysis.cross_refs = link_relandings(analysis.cross_refs, analysis.number, known_prs)
+    """The cross-references resolved against the current `known_prs`, exactly as `analyze` resolves
+    them: titles and states, the PR a revert's quoted title names, re-landings."""
+    analysis.cross_refs = resolve_refs(analysis.cross_refs, analysis.number, analysis.revert_title, known_prs)
+    analysis.reverts = reverted_pr(analysis.cross_refs)
     return analysis
 
 

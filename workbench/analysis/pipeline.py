@@ -40,7 +40,7 @@ from .conclusions import (
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, read_description
 from .diff import Concat, FileDiff, parse_files
-from .discussion import cross_refs, read_discussion
+from .discussion import read_discussion, resolve_refs, reverted_pr, written_refs
 from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
@@ -112,6 +112,7 @@ class Gathered:
     cat: Concat | None = None
     disc: dict[str, Any] = field(default_factory=dict)
     refs: list[CrossRef] = field(default_factory=list)
+    revert_title: str | None = None  # resolved against the cache with the refs
     truncated: list[str] = field(default_factory=list)
 
 
@@ -331,7 +332,8 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
     g.disc, disc_signals = read_discussion(record, conv)
     out += disc_signals
     texts = [pr.title, desc.text] + [c.get("body") or "" for c in record.issue_comments[:50]]
-    g.refs = cross_refs(record.repo, record.number, texts, known_prs)
+    refs, g.revert_title = written_refs(record.repo, record.number, texts)
+    g.refs = resolve_refs(refs, record.number, g.revert_title, known_prs)
     return out
 
 
@@ -407,14 +409,9 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         audience_key=audiences[0],
         audiences=audiences,
         risks=risks_of(signals, f, g.facts, conv, pr.title),
-        reverts=_reverted(g.refs),
+        reverts=reverted_pr(g.refs),
+        revert_title=g.revert_title,
     )
-
-
-def _reverted(refs: list[CrossRef]) -> int | None:
-    """The PR this one reverts, wholly or in part, as the references found it (the revert line, the
-    quoted title's (#N), the earlier PR of that title, "reverts ... introduced in #N": cross_refs)."""
-    return next((r.number for r in refs if r.relation == "reverts" and r.repo is None), None)
 
 
 # ---- many PRs ---------------------------------------------------------------------------------------
