@@ -17,10 +17,9 @@ from workbench.analysis.memo import (
     VerdictSummary,
     analysis_fingerprint,
     memo_path,
-    stored_analyses,
-    stored_verdicts,
 )
 from workbench.analysis.pipeline import analyze
+from workbench.analysis.stored import stored_analyses, stored_verdicts
 from workbench.cli import main
 from workbench.store import Store
 

@@ -141,9 +141,11 @@ def write_report(
     since: Any = None,
     png_dir: str | Path | None = None,
     verdicts: bool = True,
+    workers: int = 1,
 ) -> Path:
-    """Build the frames and figures for `repo` from `store` and write the HTML (and PNGs)."""
-    data = load_trend_data(store, repo, since=since, verdicts=verdicts)
+    """Build the frames and figures for `repo` from `store` and write the HTML (and PNGs). `workers`:
+    processes that may share the PRs whose verdicts the analysis memo lacks (analysis/stored.py)."""
+    data = load_trend_data(store, repo, since=since, verdicts=verdicts, workers=workers)
     figures = all_figures(data)
     out = Path(output) if output else exports_dir() / f"{repo.replace('/', '-')}-report.html"
     out.parent.mkdir(parents=True, exist_ok=True)

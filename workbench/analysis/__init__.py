@@ -12,6 +12,8 @@ The stages, in the order `pipeline.analyze` runs them:
   titles.py, conventions.py   per-repository reading conventions (areas, tags, weights, thresholds)
   model.py        the dataclasses the stages return
   memo.py         results of unchanged PRs kept beside the cache (used by orchestration, never by analyze)
+  stored.py       analyses of the PRs in the cache: from the memo, else read and analysed (on several
+                  cores when many are cold)
 """
 
 from .model import Analysis, CrossRef, Evidence, KeyFile, Risk, Signal

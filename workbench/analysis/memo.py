@@ -8,8 +8,8 @@ Analysis, the store's stamp of the PR it was computed from, and its verdict, aud
 Two ways to find an entry:
 - by the record's fingerprint (`AnalysisMemo.analyze(record)`), for a record in hand;
 - by the store's stamp of the PR (`Store.pr_stamps`, read from the PR rows alone, changed by every
-  write of the PR), for PRs in the cache (`stored_analyses`, `stored_verdicts`): an unchanged PR is
-  then neither read nor re-hashed, and the trends take verdicts from the entry without unpickling it.
+  write of the PR), for PRs in the cache (stored.py): an unchanged PR is then neither read nor
+  re-hashed, and the trends take verdicts from the entry without unpickling it.
 
 The fingerprint covers every input `analyze` reads (title, body, author, file list with patch digests,
 comments, reviews, review comments, truncation flags), plus head sha and updated_at, the conventions'
@@ -32,13 +32,12 @@ import sys
 import tempfile
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..records import PRRecord
-from .conventions import Conventions, default_conventions, load_conventions
+from .conventions import Conventions, default_conventions
 from .discussion import resolve_refs, reverted_pr
 from .model import Analysis
 from .pipeline import analyze
@@ -48,8 +47,6 @@ HEURISTICS_VERSION = "1"
 # /2: entries carry the store's stamp and the verdict summary beside the fingerprint and the Analysis.
 _MAGIC = "workbench-analysis-memo/2"
 _version: str | None = None
-# PRs read per bulk read when the memo misses (as Store.records does).
-READ_BATCH = 400
 
 
 def analysis_sources() -> list[Path]:
@@ -271,7 +268,8 @@ class AnalysisMemo:
         repository's defaults, and so does this key."""
         return (conventions_version(self.conventions or default_conventions(repo)), *stamp)
 
-    def _unpickle(self, entry: tuple) -> Analysis | None:
+    def load_entry(self, entry: tuple) -> Analysis | None:
+        """The Analysis an entry holds (a fresh copy), or None when its pickle is unreadable."""
         try:
             return _loads(entry[1])
         except Exception:  # noqa: BLE001
@@ -284,7 +282,7 @@ class AnalysisMemo:
         fp = fingerprint or analysis_fingerprint(record, self.conventions)
         if entry[0] != fp:
             return None
-        return self._unpickle(entry)
+        return self.load_entry(entry)
 
     def put(
         self, record: PRRecord, analysis: Analysis, fingerprint: str | None = None, stamp: tuple | None = None
@@ -314,6 +312,13 @@ class AnalysisMemo:
         a = analyze(record, conventions=self.conventions, known_prs=known_prs)
         self.put(record, a, fp, stamp)
         return a
+
+    def adopt(self, entries: dict[int, tuple]) -> None:
+        """Entries computed elsewhere with the same conventions (another process: stored.py), as if
+        analysed here."""
+        self.entries.update(entries)
+        self.misses += len(entries)
+        self._dirty = True
 
     def stamped(self, repo: str, stamps: dict[int, tuple]) -> dict[int, tuple]:
         """number -> entry, for the PRs whose entry was computed from the stored PR of this stamp."""
@@ -348,114 +353,13 @@ class AnalysisMemo:
         self.save()
 
 
-# ---- PRs in the cache -----------------------------------------------------------------------------------
-# `store` is a workbench Store (duck-typed: pr_stamps and prs_records), read, never written.
-
-
-def stored_analyses(
-    store: Any, repo: str, numbers: Iterable[int], memo: AnalysisMemo, *, known_prs: dict | None = None
-) -> Iterator[Analysis]:
-    """The Analysis of each cached PR in `numbers`, in that order. A PR whose stored stamp matches its
-    entry is neither read nor fingerprinted; the others are read in bulk (READ_BATCH per read) and
-    analysed, or found by fingerprint."""
-    numbers = [int(n) for n in numbers]
-    stamps = store.pr_stamps(repo, numbers)
-    current = memo.stamped(repo, stamps)
-    for i in range(0, len(numbers), READ_BATCH):
-        chunk = numbers[i : i + READ_BATCH]
-        found: dict[int, Analysis] = {}
-        for n in chunk:
-            entry = current.get(n)
-            a = memo._unpickle(entry) if entry is not None else None
-            if a is not None:
-                memo.hits += 1
-                found[n] = refresh_cross_refs(a, known_prs)
-        missing = [n for n in chunk if n not in found]
-        if missing:
-            for record in store.prs_records(repo, missing):
-                found[record.number] = memo.analyze(
-                    record, known_prs=known_prs, stamp=stamps.get(record.number)
-                )
-        for n in chunk:
-            yield found[n]
-
-
-def stored_verdicts(
-    store: Any, repo: str, numbers: Iterable[int], memo: AnalysisMemo
-) -> tuple[list[VerdictSummary], list[str]]:
-    """(verdict, audience and minutes of each cached PR in `numbers`; problems). Entries whose stamp
-    matches are answered from the memo without unpickling; a PR whose analysis fails costs its own
-    verdict (named in the problems), not the others'. No `known_prs`: they only name the PRs a
-    cross-reference points at, which no verdict reads (and every hit re-resolves them)."""
-    numbers = [int(n) for n in numbers]
-    stamps = store.pr_stamps(repo, numbers)
-    current = memo.stamped(repo, stamps)
-    out: dict[int, VerdictSummary] = {}
-    missing: list[int] = []
-    for n in numbers:
-        entry = current.get(n)
-        if entry is None:
-            missing.append(n)
-        else:
-            memo.hits += 1
-            out[n] = VerdictSummary(n, *entry[3])
-    problems: list[str] = []
-    for i in range(0, len(missing), READ_BATCH):
-        for record in store.prs_records(repo, missing[i : i + READ_BATCH]):
-            try:
-                a = memo.analyze(record, stamp=stamps.get(record.number))
-            except Exception as e:  # noqa: BLE001 - one odd PR should cost its own verdict, not the chart
-                problems.append(f"#{record.number}: {type(e).__name__}: {e}")
-                continue
-            out[record.number] = VerdictSummary(record.number, a.verdict, a.audience, a.minutes)
-    return [out[n] for n in numbers if n in out], problems
-
-
 __all__ = [
     "HEURISTICS_VERSION",
     "AnalysisMemo",
     "VerdictSummary",
-    "stored_analyses",
-    "stored_verdicts",
     "analysis_fingerprint",
     "conventions_version",
     "heuristics_version",
     "memo_path",
     "refresh_cross_refs",
 ]
-
-
-@dataclass
-class CachedAnalyses:
-    """Analyses of cached PRs, in the order asked for; `note` says why the memo could not be saved."""
-
-    analyses: list[Analysis]
-    note: str | None = None
-
-
-def analyze_cached(
-    store: Any,
-    repo: str,
-    numbers: Iterable[int],
-    *,
-    cache: Any = None,
-    conventions: str | None = None,
-    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
-) -> CachedAnalyses:
-    """Analyse cached PRs of `repo`; unchanged PRs come from the memo beside the cache (this module),
-    so analysis itself stays pure. `progress(iterable, total)` may wrap the records (a progress bar)."""
-    numbers = [int(n) for n in numbers]
-    known = store.known_prs(repo)
-    conv = load_conventions(repo, conventions, cache=cache)
-    memo = AnalysisMemo.for_repo(repo, conv, cache)
-    # Unchanged PRs come from the memo by their stored stamp, without being read; the rest are read in
-    # bulk and analysed (see memo.py).
-    found: Iterable[Analysis] = stored_analyses(store, repo, numbers, memo, known_prs=known)
-    if progress is not None:
-        found = progress(found, len(numbers))
-    analyses = list(found)
-    try:
-        memo.save()
-    except OSError as e:  # a read-only cache still answers; the next run analyses again
-        return CachedAnalyses(analyses, f"analysis memo not saved ({e})")
-    return CachedAnalyses(analyses)

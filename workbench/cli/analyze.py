@@ -10,7 +10,16 @@ import csv
 import json
 import sys
 
-from .common import add_cache, add_selection, cache_arg, note, nothing_selected, tqdm_progress
+from .common import (
+    add_cache,
+    add_jobs,
+    add_selection,
+    cache_arg,
+    jobs_arg,
+    note,
+    nothing_selected,
+    tqdm_progress,
+)
 
 # The fields of every format, in order (issue 10: what a reader and a script need per PR).
 COLUMNS = ("repo", "number", "verdict", "audience", "key_files", "key_symbols", "risks", "reverts",
@@ -38,6 +47,7 @@ def register(sub) -> None:
     add_cache(p)
     add_selection(p)
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    add_jobs(p)
     p.set_defaults(run=run)
 
 
@@ -68,7 +78,7 @@ def row(a) -> dict:
 
 
 def run(args) -> int:
-    from ..analysis.memo import analyze_cached
+    from ..analysis.stored import analyze_cached
     from ..selection import select_prs
     from ..store import Store
 
@@ -84,6 +94,7 @@ def run(args) -> int:
             cache=cache_arg(args),
             conventions=getattr(args, "conventions", None),
             progress=tqdm_progress(f"analyze {args.repo}"),
+            workers=jobs_arg(args),
         )
     finally:
         store.close()

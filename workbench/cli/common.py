@@ -47,6 +47,24 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs",
+        "-j",
+        metavar="N",
+        type=positive_int,
+        help="processes that share the PRs the analysis memo lacks, when there are hundreds "
+        "(default: one per core)",
+    )
+
+
+def jobs_arg(args: argparse.Namespace) -> int:
+    """How many processes may analyse: --jobs, else one per core this process may use."""
+    from ..analysis.stored import available_cores
+
+    return getattr(args, "jobs", None) or available_cores()
+
+
 def cache_arg(args: argparse.Namespace) -> str | None:
     return getattr(args, "cache", None)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import add_cache, add_repo, add_since, cache_arg, nothing_selected
+from .common import add_cache, add_jobs, add_repo, add_since, cache_arg, jobs_arg, nothing_selected
 
 
 def register(sub) -> None:
@@ -18,6 +18,7 @@ def register(sub) -> None:
         "-o", "--output", metavar="FILE", help="output file (default: ./exports/<owner>-<repo>-report.html)"
     )
     p.add_argument("--png", metavar="DIR", help="also write static PNG images (kaleido + chromium)")
+    add_jobs(p)
     p.set_defaults(run=run)
 
 
@@ -32,7 +33,9 @@ def run(args) -> int:
             selection = select_prs(store, args.repo, since=args.since)
             if selection.empty:
                 return nothing_selected("report", selection)
-        out = write_report(store, args.repo, args.output, since=args.since, png_dir=args.png)
+        out = write_report(
+            store, args.repo, args.output, since=args.since, png_dir=args.png, workers=jobs_arg(args)
+        )
     finally:
         store.close()
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, opens offline)")

@@ -18,12 +18,15 @@ from .frames import DEFAULT_BOTS, TrendData, as_timestamp, build_trend_data, in_
 VERDICT_FRAME_COLUMNS = ["number", "verdict", "audience", "minutes"]
 
 
-def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[pd.DataFrame, list[str]]:
+def compute_verdicts(
+    store: Store, repo: str, numbers: Iterable[int], workers: int = 1
+) -> tuple[pd.DataFrame, list[str]]:
     """Verdicts of these PRs: (frame of number, verdict, audience, minutes; problems). Without the
-    heuristics the frame is empty and the problem says so."""
+    heuristics the frame is empty and the problem says so. `workers`: as `stored_verdicts` takes it."""
     try:
         from ..analysis.conventions import load_conventions
-        from ..analysis.memo import AnalysisMemo, stored_verdicts
+        from ..analysis.memo import AnalysisMemo
+        from ..analysis.stored import stored_verdicts
     except ImportError as e:
         return pd.DataFrame(columns=VERDICT_FRAME_COLUMNS), [f"heuristics unavailable ({e})"]
     try:
@@ -32,7 +35,7 @@ def compute_verdicts(store: Store, repo: str, numbers: Iterable[int]) -> tuple[p
         return pd.DataFrame(columns=VERDICT_FRAME_COLUMNS), [f"conventions for {repo}: {e}"]
     # The memo (one file beside the cache) answers unchanged PRs without reading them.
     memo = AnalysisMemo.for_repo(repo, conventions, store.path.parent)
-    summaries, problems = stored_verdicts(store, repo, numbers, memo)
+    summaries, problems = stored_verdicts(store, repo, numbers, memo, workers=workers)
     try:
         memo.save()
     except OSError as e:  # a read-only cache directory costs speed next time, not the charts
@@ -51,9 +54,11 @@ def load_trend_data(
     as_of: Any = None,
     verdicts: bool = True,
     bots: Iterable[str] = DEFAULT_BOTS,
+    workers: int = 1,
 ) -> TrendData:
     """All frames for one cached repository, from `since` on (a date or a span like 30d) when given.
-    `verdicts=False` skips the heuristics (the slow part when the analysis memo is cold)."""
+    `verdicts=False` skips the heuristics (the slow part when the analysis memo is cold); `workers`
+    processes may share the PRs the memo lacks (analysis/stored.py)."""
     prs = store.prs(repo)
     since_ts = as_timestamp(since)  # once: a relative span must mean the same instant everywhere below
     window = None if since_ts is None else prs.loc[in_window(prs, since_ts), "number"].tolist()
@@ -73,7 +78,7 @@ def load_trend_data(
     if verdicts:
         with_diff = sorted(set(files["number"]))  # facts-only PRs have no diff to judge
         if with_diff:
-            verdict_frame, problems = compute_verdicts(store, repo, with_diff)
+            verdict_frame, problems = compute_verdicts(store, repo, with_diff, workers)
     data = build_trend_data(
         repo, prs, reviews=reviews, comments=comments, files=files, briefs=briefs,
         verdicts=verdict_frame, since=since_ts, as_of=as_of, bots=bots, area_of=area_of, tag_aliases=aliases,
