@@ -31,7 +31,7 @@ from .model import Analysis
 READ_BATCH = 400
 # PRs per chunk when processes share them: small enough that they finish together and a progress bar
 # moves, large enough that handing one over costs little.
-WORKER_CHUNK = 100
+WORKER_CHUNK = 50
 # A helper starts a Python and imports the analysis (~0.4 s): each process must have this many cold PRs
 # to analyse (~1.5 ms each) for a helper to pay for itself; fewer are analysed in this process alone.
 MIN_PRS_PER_WORKER = 300
