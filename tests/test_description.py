@@ -5,9 +5,10 @@ from heuristics_helpers import file, hunk, record, user
 
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.description import open_work, read_description, strip_template
-from workbench.analysis.discussion import cross_refs, link_relandings, read_discussion
+from workbench.analysis.discussion import cross_refs, link_relandings, read_discussion, reverted_pr
 from workbench.analysis.model import CrossRef, Description, Discussion
 from workbench.analysis.pipeline import analyze
+from workbench.records import KnownPRs
 
 VERL = load_conventions("verl-project/verl")
 REPO = "verl-project/verl"
@@ -312,6 +313,29 @@ def test_a_squash_merged_revert_title_names_the_reverted_pr():
     got = cross_refs(REPO, 2000, [title, "This reverts commit 0a1b2c3."], known)
     assert [(r.number, r.relation) for r in got] == [(1833, "reverts")]
     assert cross_refs(REPO, 1800, [title, ""], known) == []  # not a later PR
+
+
+def test_a_revert_names_its_pr_by_the_commit_that_merged_it():
+    sha, other = "352f76f59ff014c6b423eed1a21a7881be1a0b46", "352f76f0" + "0" * 32
+    known = KnownPRs(
+        {7205: ("[ckpt] feat: split weight chunks", "merged"), 7300: ("[ckpt] feat: other", "merged")},
+        {sha: 7205, other: 7300},
+    )
+    body = f"This reverts commit {sha}.\n\n### What does this PR do?\n#7205 will cause hccl error on npu"
+    got = cross_refs(REPO, 7488, ["[ckpt] fix: hccl error", body], known)
+    assert [(r.number, r.relation, r.title) for r in got] == [
+        (7205, "reverts", "[ckpt] feat: split weight chunks")
+    ]
+    # git's abbreviation names it while no other merge commit shares it
+    assert reverted_pr(cross_refs(REPO, 7488, ["t", "This reverts commit 352f76f5."], known)) == 7205
+    assert reverted_pr(cross_refs(REPO, 7488, ["t", "This reverts commit 352f76f."], known)) is None
+    # a plain {number: (title, state)} knows no commits: #7205 stays a mention
+    assert [(r.number, r.relation) for r in cross_refs(REPO, 7488, ["t", body], dict(known))] == [
+        (7205, "mentions")
+    ]
+    # a commit of an unknown PR, a revert line in a comment: nothing named
+    assert reverted_pr(cross_refs(REPO, 7488, ["t", "This reverts commit 0a1b2c3d."], known)) is None
+    assert reverted_pr(cross_refs(REPO, 7488, ["t", "", f"This reverts commit {sha}."], known)) is None
 
 
 def test_the_reverts_line_wins_over_an_issue_number_in_the_quoted_title():

@@ -246,6 +246,23 @@ def test_symbols_from_section_headers_and_defs():
 # ---- revert ---------------------------------------------------------------------------------------------------
 
 
+def test_a_revert_inside_a_squashed_branch_is_no_revert_of_the_pr():
+    """A squash merge's message lists the branch's commits as "* subject" items with their bodies: the
+    revert line under `* Revert "..."` undid a commit of the branch, not a merged PR."""
+    body = (
+        '* add proxy\r\n\r\n* limit pyarrow version\r\n\r\n* Revert "limit pyarrow version"\r\n\r\n'
+        "This reverts commit b924f79a79088c21636269d11a4ec3095af10c09.\r\n\r\n* lfs"
+    )
+    a = analyze(record([code_file(code_lines(30))], title="[data] feat: support pad tokens", body=body))
+    assert "revert" not in names(a) and a.reverts is None and a.revert_commit is None
+    own = analyze(
+        record(
+            [code_file(code_lines(3))], title="[ckpt] fix: hccl error", body="This reverts commit b924f79."
+        )
+    )
+    assert "revert" in names(own) and own.revert_commit == "b924f79"
+
+
 def test_revert_detected_from_title_and_body():
     a = analyze(
         record(

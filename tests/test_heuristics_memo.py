@@ -423,3 +423,21 @@ def test_a_revert_found_by_its_quoted_title_is_linked_on_every_hit(tmp_path):
     hit = memo.analyze(revert, known_prs=later)
     assert hit.to_dict() == analyze(revert, conventions=conv, known_prs=later).to_dict() and hit.reverts == 7
     assert [(r.number, r.relation) for r in hit.cross_refs] == [(7, "reverts"), (12, "relanded-in")]
+
+
+def test_a_revert_named_by_its_commit_is_linked_on_every_hit(tmp_path):
+    from workbench.records import KnownPRs
+
+    revert = record(
+        [file("pkg/a.py", hunk(1, ["-x = 1"]))],
+        number=9,
+        title="[core] fix: undo the faster sync",
+        body="This reverts commit " + "ab" * 20 + ".",
+    )
+    conv = load_conventions(REPO)
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    assert memo.analyze(revert).reverts is None  # no merge commits known yet
+    known = KnownPRs({5: ("feat: faster sync", "merged")}, {"ab" * 20: 5})
+    hit = memo.analyze(revert, known_prs=known)
+    assert memo.hits == 1 and hit.reverts == 5
+    assert hit.to_dict() == analyze(revert, conventions=conv, known_prs=known).to_dict()

@@ -784,3 +784,16 @@ def test_files_frame_snapshot_equals_the_rows_and_follows_writes(store):
     pd.testing.assert_frame_equal(store.files_frame(REPO), after, check_exact=True)
     window = store.files_frame(REPO, [50, 1])
     assert sorted(set(window["number"])) == [1, 50]
+
+
+def test_known_prs_know_the_commits_that_merged_them(store):
+    """What a revert's "This reverts commit <sha>" is resolved against: the merge commits of merged PRs
+    (an open PR's merge_commit_sha is GitHub's test merge, which no revert names)."""
+    pk = store.upsert_repo(REPO, 1)
+    store.write_pr(pk, record(1, merge_commit_sha="ab" * 20))
+    store.write_pr(pk, record(2, merge_commit_sha="cd" * 20, merged_at=None, state="open"))
+    known = store.known_prs(REPO)
+    assert known == {1: ("[core] fix: thing 1", "merged"), 2: ("[core] fix: thing 2", "open")}
+    assert known.merged_as("ab" * 20) == 1 and known.merged_as("abababa") == 1
+    assert known.merged_as("cd" * 20) is None
+    assert store.known_prs("nobody/nothing") == {}

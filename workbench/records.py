@@ -74,3 +74,22 @@ class PRRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PRRecord:
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+class KnownPRs(dict):
+    """The cache's PRs of one repository, as analysis resolves references against them: number ->
+    (title, state), and the commits that merged them, for "This reverts commit <sha>". Any plain
+    {number: (title, state)} dict serves too, without the commits."""
+
+    def __init__(self, titles: dict | None = None, merge_commits: dict[str, int] | None = None):
+        super().__init__(titles or {})
+        self.merge_commits = {sha.lower(): n for sha, n in (merge_commits or {}).items()}
+
+    def merged_as(self, sha: str) -> int | None:
+        """The PR merged as commit `sha`, full or abbreviated (git's 7 or more hex digits); None when
+        no PR or several match."""
+        sha = sha.lower()
+        if sha in self.merge_commits:
+            return self.merge_commits[sha]
+        found = {n for full, n in self.merge_commits.items() if full.startswith(sha)}
+        return found.pop() if len(found) == 1 else None

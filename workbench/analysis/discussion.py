@@ -6,8 +6,9 @@ sentence itself."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..records import KnownPRs
 from .conventions import Conventions
 from .description import _clip, _sentences, open_work
 from .model import CrossRef, Discussion, Evidence, Signal
@@ -238,17 +239,42 @@ _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
     """The PRs and issues the texts (title first, then description and comments) point at, each once with
     its strongest relation, resolved against the cache's {number: (title, state)}."""
-    refs, revert_title = written_refs(repo, number, texts)
-    return resolve_refs(refs, number, revert_title, known_prs)
+    written = written_refs(repo, number, texts)
+    return resolve_refs(written.refs, number, known_prs, written.revert_commit, written.revert_title)
 
 
-def written_refs(repo: str, number: int, texts: list[str]) -> tuple[list[CrossRef], str | None]:
-    """(The references the texts write, each once with its strongest relation; the title a revert
-    quotes when nothing written says which PR it reverts). Needs no cache: `resolve_refs` adds what does.
+# The revert line of a body: git's "This reverts commit <sha>." or GitHub's "Reverts owner/name#N".
+_REVERT_LINE = re.compile(r"This reverts commit(?:\s+([0-9a-f]{7,40})\b)?|Reverts\s+[\w.-]+/[\w.-]+#\d+")
+
+
+def revert_statement(body: str) -> re.Match | None:
+    """The body's revert line (in its first 2,000 characters), when it is the PR's own. A squashed
+    branch's message lists its commits as "* subject" items with their bodies under them: a revert line
+    right under a `* Revert "..."` item reverts a commit of that branch, not a merged PR."""
+    head = body[:2000]
+    for m in _REVERT_LINE.finditer(head):
+        before = head[: m.start()].rstrip()
+        if not before[before.rfind("\n") + 1 :].lstrip().startswith(("* Revert", "- Revert")):
+            return m
+    return None
+
+
+class WrittenRefs(NamedTuple):
+    """What the texts write: references, each once with its strongest relation; and, when nothing
+    written numbers the PR a revert reverts, what names it that only the cache can resolve."""
+
+    refs: list[CrossRef]
+    revert_commit: str | None = None  # "This reverts commit <sha>": the PR merged as that commit
+    revert_title: str | None = None  # `Revert "title"`: the PR of that title
+
+
+def written_refs(repo: str, number: int, texts: list[str]) -> WrittenRefs:
+    """The references the texts (title first, then description and comments) write. Needs no cache:
+    `resolve_refs` adds what does.
 
     Not references: a #N in code, one that counts ("mb #250"), a table row of numbered columns. A revert
     points at what it reverts: "Reverts owner/name#N", else the (#N) ending the title it quotes
-    (`Revert "title (#N)"`), else the PR of that title (resolve_refs looks it up)."""
+    (`Revert "title (#N)"`), else the commit its description names, else the title it quotes."""
     repo_l = (repo or "").lower()
     name_l = repo_l.rsplit("/", 1)[-1]
     found: dict[tuple[str, int], CrossRef] = {}
@@ -279,12 +305,14 @@ def written_refs(repo: str, number: int, texts: list[str]) -> tuple[list[CrossRe
                 target, written = repo_l, repo
             add(target, num, rel, url, written)
     refs = list(found.values())
-    if quoted_title is None or any(r.relation == "reverts" for r in refs):
-        return refs, None  # the "Reverts owner/name#M" line wins: a title can end in an issue's number
-    m = _REVERT_TITLE_NUMBER.search(quoted_title)
-    if m is None:
-        return refs, quoted_title
-    return _reverting(refs, int(m.group(1)), number), None
+    if any(r.relation == "reverts" for r in refs):
+        return WrittenRefs(refs)  # the "Reverts owner/name#M" line wins: a title can end in an issue's number
+    m = _REVERT_TITLE_NUMBER.search(quoted_title) if quoted_title is not None else None
+    if m is not None:
+        return WrittenRefs(_reverting(refs, int(m.group(1)), number))
+    statements = (revert_statement(t) for t in texts[:2] if t)  # the PR's own words, not the comments'
+    commit = next((st.group(1) for st in statements if st is not None and st.group(1)), None)
+    return WrittenRefs(refs, commit, quoted_title)
 
 
 def _reverting(refs: list[CrossRef], reverted: int, number: int) -> list[CrossRef]:
@@ -297,17 +325,26 @@ def _reverting(refs: list[CrossRef], reverted: int, number: int) -> list[CrossRe
 
 
 def resolve_refs(
-    refs: list[CrossRef], number: int, revert_title: str | None, known_prs: dict | None
+    refs: list[CrossRef],
+    number: int,
+    known_prs: dict | None,
+    revert_commit: str | None = None,
+    revert_title: str | None = None,
 ) -> list[CrossRef]:
     """`refs` completed from the cache's {number: (title, state)}: the titles and states of this
-    repository's PRs, the PR whose title a revert quotes (`revert_title`), and the PR that landed a
-    reverted one again. Depends only on the cache's PRs, so the analysis memo calls it again on every
-    hit (its entry may have been computed with fewer, or none), on refs it resolved before."""
+    repository's PRs, the PR a revert names by commit (when `known_prs` is a `KnownPRs`, which knows
+    merge commits) or by title, and the PR that landed a reverted one again. Depends only on the cache's
+    PRs, so the analysis memo calls it again on every hit (its entry may have been computed with fewer,
+    or none), on refs it resolved before."""
     known = known_prs or {}
-    if revert_title is not None:
-        # what an earlier resolution found by this title is looked up again
+    if revert_commit is not None or revert_title is not None:
+        # what an earlier resolution found by commit or title is looked up again
         refs = [r for r in refs if not (r.relation == "reverts" and r.repo is None)]
-        reverted = _latest_titled(revert_title, number, known)
+        reverted = None
+        if revert_commit is not None and isinstance(known, KnownPRs):
+            reverted = known.merged_as(revert_commit)
+        if reverted is None and revert_title is not None:
+            reverted = _latest_titled(revert_title, number, known)
         if reverted is not None:
             refs = _reverting(refs, reverted, number)
     for ref in refs:

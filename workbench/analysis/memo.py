@@ -15,8 +15,8 @@ The fingerprint covers every input `analyze` reads (title, body, author, file li
 comments, reviews, review comments, truncation flags), plus head sha and updated_at, the conventions'
 content, and the heuristics version (a constant plus a digest of the analysis modules' source, so any
 code change invalidates old entries without anyone remembering to bump it). `known_prs` is the one input
-left out: what analysis takes from it (cross-references' titles and states, the PR a revert quotes by
-title, re-landings) is resolved again on every hit.
+left out: what analysis takes from it (cross-references' titles and states, the PR a revert names by
+commit or title, re-landings) is resolved again on every hit.
 
 The memo is only a cache: an unreadable, foreign or stale file is ignored and rewritten.
 """
@@ -183,8 +183,10 @@ def analysis_fingerprint(record: PRRecord, conventions: Conventions | None = Non
 
 def refresh_cross_refs(analysis: Analysis, known_prs: dict | None) -> Analysis:
     """The cross-references resolved against the current `known_prs`, exactly as `analyze` resolves
-    them: titles and states, the PR a revert's quoted title names, re-landings."""
-    analysis.cross_refs = resolve_refs(analysis.cross_refs, analysis.number, analysis.revert_title, known_prs)
+    them: titles and states, the PR a revert names by commit or quoted title, re-landings."""
+    analysis.cross_refs = resolve_refs(
+        analysis.cross_refs, analysis.number, known_prs, analysis.revert_commit, analysis.revert_title
+    )
     analysis.reverts = reverted_pr(analysis.cross_refs)
     return analysis
 

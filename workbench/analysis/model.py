@@ -140,8 +140,9 @@ class Analysis:
     audiences: list[str] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)  # what a reader is warned about, by kind
     reverts: int | None = None  # the PR this one reverts, when it is a revert and says which
-    # the title a revert quotes with no number: the PR it names is looked up in the cache, again on
-    # every memo hit (discussion.resolve_refs)
+    # what a revert names its PR by when no number says it: the commit it reverts, the title it quotes;
+    # looked up in the cache, again on every memo hit (discussion.resolve_refs)
+    revert_commit: str | None = None
     revert_title: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

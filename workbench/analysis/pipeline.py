@@ -17,7 +17,6 @@ description, and says so in `truncated`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -40,7 +39,14 @@ from .conclusions import (
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, read_description
 from .diff import Concat, FileDiff, parse_files
-from .discussion import read_discussion, resolve_refs, reverted_pr, written_refs
+from .discussion import (
+    WrittenRefs,
+    read_discussion,
+    resolve_refs,
+    revert_statement,
+    reverted_pr,
+    written_refs,
+)
 from .model import Analysis, CrossRef, Evidence, Signal
 from .signals import (
     RISK_ROLES,
@@ -64,9 +70,6 @@ _ONLY_SIGNALS = {
     "build": ("deps_only", "build/dependency files only"),
     "test": ("tests_only", "tests only"),
 }
-# "Reverts owner/name#N" (GitHub's revert button), "This reverts commit", or a title starting "Revert"
-# (a body line merely starting "Revert the default ..." is a sentence, not a revert)
-_REVERT_BODY = re.compile(r"This reverts commit|Reverts\s+[\w.-]+/[\w.-]+#(\d+)")
 # A PR that deletes this many times what it adds is a removal: its deleted lines need no close reading.
 _REMOVAL_RATIO = 3
 
@@ -112,7 +115,7 @@ class Gathered:
     cat: Concat | None = None
     disc: dict[str, Any] = field(default_factory=dict)
     refs: list[CrossRef] = field(default_factory=list)
-    revert_title: str | None = None  # resolved against the cache with the refs
+    written: WrittenRefs | None = None  # the refs as written, before the cache resolved them
     truncated: list[str] = field(default_factory=list)
 
 
@@ -137,8 +140,9 @@ def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) 
     title = record.title
     parts = conv.parse_title(title)
     body = record.body
-    head = body[:2000]
-    revert_m = _REVERT_BODY.search(head)
+    # "Reverts owner/name#N" (GitHub's revert button), "This reverts commit", or a title starting
+    # "Revert" (a body line merely starting "Revert the default ..." is a sentence, not a revert)
+    revert_m = revert_statement(body)
     revert = parts.revert or bool(revert_m) or title.lower().startswith("revert")
     evidence = title if parts.revert or not revert_m else revert_m.group(0)
     return PRInput(
@@ -332,8 +336,10 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
     g.disc, disc_signals = read_discussion(record, conv)
     out += disc_signals
     texts = [pr.title, desc.text] + [c.get("body") or "" for c in record.issue_comments[:50]]
-    refs, g.revert_title = written_refs(record.repo, record.number, texts)
-    g.refs = resolve_refs(refs, record.number, g.revert_title, known_prs)
+    g.written = written_refs(record.repo, record.number, texts)
+    g.refs = resolve_refs(
+        g.written.refs, record.number, known_prs, g.written.revert_commit, g.written.revert_title
+    )
     return out
 
 
@@ -410,7 +416,8 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         audiences=audiences,
         risks=risks_of(signals, f, g.facts, conv, pr.title),
         reverts=reverted_pr(g.refs),
-        revert_title=g.revert_title,
+        revert_commit=g.written.revert_commit if g.written else None,
+        revert_title=g.written.revert_title if g.written else None,
     )
 
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pandas loads with the first DataFrame read, not with the st
     import pandas as pd
 
 from ..config import WorkbenchError
-from ..records import PRRecord
+from ..records import KnownPRs, PRRecord
 from .base import StoreBase
 from .values import iso_utc
 
@@ -332,17 +332,20 @@ class ReadsMixin(StoreBase):
         )
         return {row[0]: row[1:] for row in self.conn.execute(sql, (pk, *args))}
 
-    def known_prs(self, repo: str) -> dict[int, tuple[str, str]]:
-        """number -> (title, state): what analysis needs to resolve cross-references, without I/O of its own."""
+    def known_prs(self, repo: str) -> KnownPRs:
+        """number -> (title, state), and the merge commits of merged PRs: what analysis needs to resolve
+        cross-references, without I/O of its own."""
         pk = self.repo_pk(repo)
         if pk is None:
-            return {}
-        return {
-            int(r[0]): (r[1] or "", r[2] or "")
-            for r in self.conn.execute(
-                "SELECT number, title, state FROM prs WHERE repo_pk=? AND deleted_at IS NULL", (pk,)
-            )
-        }
+            return KnownPRs()
+        rows = self.conn.execute(
+            "SELECT number, title, state, merge_sha FROM prs WHERE repo_pk=? AND deleted_at IS NULL", (pk,)
+        ).fetchall()
+        # an open PR's merge_sha is GitHub's test merge, which no revert names
+        return KnownPRs(
+            {int(r[0]): (r[1] or "", r[2] or "") for r in rows},
+            {r[3]: int(r[0]) for r in rows if r[3] and r[2] == "merged"},
+        )
 
     # Flat reads for trend charts: one query each, no raw JSON decoded (a record per PR is ~100x slower).
     # `numbers` narrows them to some PRs (a window), which the primary-key indexes then seek directly.
