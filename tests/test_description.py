@@ -338,6 +338,20 @@ def test_a_revert_names_its_pr_by_the_commit_that_merged_it():
     assert reverted_pr(cross_refs(REPO, 7488, ["t", "", f"This reverts commit {sha}."], known)) is None
 
 
+def test_reverts_as_people_write_them():
+    title = "Revert: [pyflakes] Avoid false positives in `@no_type_check` contexts (F821, F722) (#14615)"
+    assert [(r.number, r.relation) for r in cross_refs(REPO, 14726, [title, ""], None)] == [
+        (14615, "reverts")
+    ]
+    assert refs("Reverts the name normalization part of #25937 now that names are in the baseline.") == {
+        25937: "reverts"
+    }
+    sha = "13634ff433310fa4b718c57cb8ea43ab334e2637"
+    known = KnownPRs({19499: ("Use PEP 639 license information", "merged")}, {sha: 19499})
+    body = f"This partially reverts commit {sha}\nafter issues in the release today."
+    assert reverted_pr(cross_refs(REPO, 19624, ["Revert `license` changes", body], known)) == 19499
+
+
 def test_the_reverts_line_wins_over_an_issue_number_in_the_quoted_title():
     known = {6350: ("[fsdp] fix: emit distillation outputs (#6293)", "merged")}
     texts = ['Revert "[fsdp] fix: emit distillation outputs (#6293)"', "Reverts verl-project/verl#6350"]

@@ -185,13 +185,13 @@ _REF_URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 # What the words just before a reference say about it (each anchored at the reference).
 _BEFORE = (
-    # "Reverts #N", "This reverts the forwarding introduced in #N"; not "was reverted in #N" (that one
-    # is the reverting PR)
+    # "Reverts #N", "This reverts the forwarding introduced in #N", "reverts the naming part of #N"; not
+    # "was reverted in #N" (that one is the reverting PR)
     (
         "reverts",
         re.compile(
             r"\brevert(?:s|ing)?\s*(?:commit|pr|pull request)?\s*:?\s*\Z"
-            r"|\brevert(?:s|ing)\s[^.]{0,60}?\b(?:introduced|added|made)\s+(?:in|by)\s*\Z",
+            r"|\brevert(?:s|ing)\s[^.]{0,60}?\b(?:(?:introduced|added|made)\s+(?:in|by)|parts?\s+of)\s*\Z",
             re.I,
         ),
     ),
@@ -231,8 +231,9 @@ _COUNTED = re.compile(
     r")\s*\Z",
     re.I,
 )
-# A revert's title quotes the reverted PR's title, which ends in that PR's "(#N)".
-_REVERT_TITLE = re.compile(r'\A\s*Revert\s+"(.*)"\s*\Z', re.S)
+# A revert's title quotes the reverted PR's title, which ends in that PR's "(#N)": `Revert "title"`
+# (git's and GitHub's), or `Revert: title` as people write it.
+_REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
 _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 
 
@@ -243,8 +244,11 @@ def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None)
     return resolve_refs(written.refs, number, known_prs, written.revert_commit, written.revert_title)
 
 
-# The revert line of a body: git's "This reverts commit <sha>." or GitHub's "Reverts owner/name#N".
-_REVERT_LINE = re.compile(r"This reverts commit(?:\s+([0-9a-f]{7,40})\b)?|Reverts\s+[\w.-]+/[\w.-]+#\d+")
+# The revert line of a body: git's "This reverts commit <sha>." (or a person's "This partially reverts
+# commit <sha>") or GitHub's "Reverts owner/name#N".
+_REVERT_LINE = re.compile(
+    r"This (?:partially )?reverts commit(?:\s+([0-9a-f]{7,40})\b)?|Reverts\s+[\w.-]+/[\w.-]+#\d+"
+)
 
 
 def revert_statement(body: str) -> re.Match | None:
@@ -294,7 +298,7 @@ def written_refs(repo: str, number: int, texts: list[str]) -> WrittenRefs:
             continue
         quoted = _REVERT_TITLE.match(text)
         if quoted and quoted_title is None:
-            quoted_title = quoted.group(1)
+            quoted_title = quoted.group(1) or quoted.group(2)
         for start, written, num, url in _references(text):
             written = written or repo  # a bare #N is this repository's
             target = written.lower()
