@@ -202,3 +202,32 @@ def test_trend_verdicts_shared_equal_one_process(sample_cache, small_chunks, tmp
         assert problems == []
         frames.append(frame.sort_values("number").reset_index(drop=True))
     assert frames[0].equals(frames[1]) and len(frames[0]) == len(numbers)
+
+
+def test_an_interrupted_run_keeps_what_it_analysed(sample_cache, tmp_path, monkeypatch):
+    """Ctrl-C during a long cold run: the PRs analysed so far are in the memo, and the rerun starts
+    after them."""
+    import shutil
+
+    monkeypatch.setattr(stored, "READ_BATCH", 4)  # a long run reads and analyses batch by batch
+
+    from workbench.analysis.stored import analyze_cached
+
+    cache = tmp_path / "cache"
+    shutil.copytree(sample_cache, cache)
+
+    def interrupted_after_5(items, total):
+        for i, item in enumerate(items):
+            if i == 5:
+                raise KeyboardInterrupt
+            yield item
+
+    with Store(cache, create=False) as store:
+        numbers = [int(n) for n in store.prs(REPO)["number"]]
+        with pytest.raises(KeyboardInterrupt):
+            analyze_cached(store, REPO, numbers, cache=cache, progress=interrupted_after_5)
+        memo = AnalysisMemo.for_repo(REPO, load_conventions(REPO, cache=cache), cache)
+        kept = len(memo.entries)
+        assert 5 <= kept < len(numbers)
+        list(stored_analyses(store, REPO, numbers, memo))
+        assert (memo.hits, memo.misses) == (kept, len(numbers) - kept)
