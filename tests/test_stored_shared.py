@@ -231,3 +231,28 @@ def test_an_interrupted_run_keeps_what_it_analysed(sample_cache, tmp_path, monke
         assert 5 <= kept < len(numbers)
         list(stored_analyses(store, REPO, numbers, memo))
         assert (memo.hits, memo.misses) == (kept, len(numbers) - kept)
+
+
+def test_interrupted_trend_verdicts_keep_what_was_analysed(sample_cache, tmp_path, monkeypatch):
+    import shutil
+
+    from workbench.analysis import memo as analysis_memo
+    from workbench.trends.load import compute_verdicts
+
+    cache = tmp_path / "cache"
+    shutil.copytree(sample_cache, cache)
+    real, calls = analysis_memo.analyze, []
+
+    def interrupted_at_6(record, **kw):
+        calls.append(record.number)
+        if len(calls) == 6:
+            raise KeyboardInterrupt
+        return real(record, **kw)
+
+    monkeypatch.setattr(analysis_memo, "analyze", interrupted_at_6)
+    with Store(cache, create=False) as store:
+        numbers = [int(n) for n in store.prs(REPO)["number"]]
+        with pytest.raises(KeyboardInterrupt):
+            compute_verdicts(store, REPO, numbers)
+    memo = AnalysisMemo.for_repo(REPO, load_conventions(REPO, cache=cache), cache)
+    assert sorted(memo.entries) == sorted(calls[:5])

@@ -23,6 +23,7 @@ The memo is only a cache: an unreadable, foreign or stale file is ignored and re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import weakref
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -347,6 +349,16 @@ class AnalysisMemo:
             if os.path.exists(tmp):
                 os.unlink(tmp)
         self._dirty = False
+
+    @contextlib.contextmanager
+    def kept_if_interrupted(self) -> Iterator[AnalysisMemo]:
+        """Saves what was analysed when the user interrupts (Ctrl-C): a rerun resumes after it."""
+        try:
+            yield self
+        except KeyboardInterrupt:
+            with contextlib.suppress(OSError):
+                self.save()
+            raise
 
     def __enter__(self) -> AnalysisMemo:
         return self

@@ -16,7 +16,6 @@ work alone.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -259,12 +258,8 @@ def analyze_cached(
     found: Iterable[Analysis] = stored_analyses(store, repo, numbers, memo, known_prs=known, workers=workers)
     if progress is not None:
         found = progress(found, len(numbers))
-    try:
+    with memo.kept_if_interrupted():
         analyses = list(found)
-    except KeyboardInterrupt:  # what was analysed is kept, so a rerun resumes where this one stopped
-        with contextlib.suppress(OSError):
-            memo.save()
-        raise
     try:
         memo.save()
     except OSError as e:  # a read-only cache still answers; the next run analyses again

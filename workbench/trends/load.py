@@ -35,7 +35,8 @@ def compute_verdicts(
         return pd.DataFrame(columns=VERDICT_FRAME_COLUMNS), [f"conventions for {repo}: {e}"]
     # The memo (one file beside the cache) answers unchanged PRs without reading them.
     memo = AnalysisMemo.for_repo(repo, conventions, store.path.parent)
-    summaries, problems = stored_verdicts(store, repo, numbers, memo, workers=workers)
+    with memo.kept_if_interrupted():
+        summaries, problems = stored_verdicts(store, repo, numbers, memo, workers=workers)
     try:
         memo.save()
     except OSError as e:  # a read-only cache directory costs speed next time, not the charts
