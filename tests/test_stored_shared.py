@@ -256,3 +256,17 @@ def test_interrupted_trend_verdicts_keep_what_was_analysed(sample_cache, tmp_pat
             compute_verdicts(store, REPO, numbers)
     memo = AnalysisMemo.for_repo(REPO, load_conventions(REPO, cache=cache), cache)
     assert sorted(memo.entries) == sorted(calls[:5])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_number_asked_twice_is_answered_twice(sample_cache, small_chunks, workers):
+    conv = load_conventions(REPO)
+    with Store(sample_cache, create=False) as store:
+        numbers = [int(n) for n in store.prs(REPO)["number"]]
+        twice = numbers + numbers[:3]
+        got, memo = _analysed(store, twice, conv, workers)
+        alone, _ = _analysed(store, numbers, conv, 1)
+        summaries, _ = stored_verdicts(store, REPO, twice, AnalysisMemo(None, conv), workers=workers)
+    assert [a["number"] for a in got] == twice and got[: len(numbers)] == alone
+    assert got[len(numbers) :] == alone[:3] and memo.misses == len(numbers)
+    assert [s.number for s in summaries] == twice

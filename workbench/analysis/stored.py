@@ -184,7 +184,7 @@ def stored_analyses(
     numbers = [int(n) for n in numbers]
     stamps = store.pr_stamps(repo, numbers)
     current = memo.stamped(repo, stamps)
-    cold = [n for n in numbers if n not in current]
+    cold = list(dict.fromkeys(n for n in numbers if n not in current))  # a number asked twice is read once
     batches = _cold_batches(store, repo, cold, memo, stamps, known_prs, workers, tolerant=False)
     ready: dict[int, Analysis | None] = {}
     try:
@@ -203,8 +203,9 @@ def stored_analyses(
                 continue
             while n not in ready:
                 ready.update(next(batches).done)
+            a = ready[n]
             # a helper's analysis was made without the cache's PR list: resolved against it here
-            yield ready.pop(n) or refresh_cross_refs(memo.load_entry(memo.entries[n]), known_prs)
+            yield a if a is not None else refresh_cross_refs(memo.load_entry(memo.entries[n]), known_prs)
     finally:
         batches.close()
 
@@ -221,7 +222,7 @@ def stored_verdicts(
     current = memo.stamped(repo, stamps)
     out = {n: VerdictSummary(n, *current[n][3]) for n in numbers if n in current}
     memo.hits += len(out)
-    cold = [n for n in numbers if n not in out]
+    cold = list(dict.fromkeys(n for n in numbers if n not in out))
     problems: list[str] = []
     for batch in _cold_batches(store, repo, cold, memo, stamps, None, workers, tolerant=True):
         for n in batch.done:
