@@ -340,7 +340,7 @@ def resolve_refs(
     merge commits) or by title, and the PR that landed a reverted one again. Depends only on the cache's
     PRs, so the analysis memo calls it again on every hit (its entry may have been computed with fewer,
     or none), on refs it resolved before."""
-    known = known_prs or {}
+    known = known_prs if known_prs is not None else {}
     if revert_commit is not None or revert_title is not None:
         # what an earlier resolution found by commit or title is looked up again
         refs = [r for r in refs if not (r.relation == "reverts" and r.repo is None)]
