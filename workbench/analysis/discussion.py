@@ -240,7 +240,8 @@ _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
     """The PRs and issues the texts (title first, then description and comments) point at, each once with
     its strongest relation, resolved against the cache's {number: (title, state)}."""
-    written = written_refs(repo, number, texts)
+    own = revert_statement(texts[1]) if len(texts) > 1 and texts[1] else None  # the description's
+    written = written_refs(repo, number, texts, own.group(1) if own else None)
     return resolve_refs(written.refs, number, known_prs, written.revert_commit, written.revert_title)
 
 
@@ -272,9 +273,10 @@ class WrittenRefs(NamedTuple):
     revert_title: str | None = None  # `Revert "title"`: the PR of that title
 
 
-def written_refs(repo: str, number: int, texts: list[str]) -> WrittenRefs:
-    """The references the texts (title first, then description and comments) write. Needs no cache:
-    `resolve_refs` adds what does.
+def written_refs(repo: str, number: int, texts: list[str], revert_commit: str | None = None) -> WrittenRefs:
+    """The references the texts (title first, then description and comments) write, and
+    `revert_commit` (the commit the PR's own revert line names: `revert_statement`) when nothing
+    stronger says what it reverts. Needs no cache: `resolve_refs` adds what does.
 
     Not references: a #N in code, one that counts ("mb #250"), a table row of numbered columns. A revert
     points at what it reverts: "Reverts owner/name#N", else the (#N) ending the title it quotes
@@ -314,9 +316,7 @@ def written_refs(repo: str, number: int, texts: list[str]) -> WrittenRefs:
     m = _REVERT_TITLE_NUMBER.search(quoted_title) if quoted_title is not None else None
     if m is not None:
         return WrittenRefs(_reverting(refs, int(m.group(1)), number))
-    statements = (revert_statement(t) for t in texts[:2] if t)  # the PR's own words, not the comments'
-    commit = next((st.group(1) for st in statements if st is not None and st.group(1)), None)
-    return WrittenRefs(refs, commit, quoted_title)
+    return WrittenRefs(refs, revert_commit, quoted_title)
 
 
 def _reverting(refs: list[CrossRef], reverted: int, number: int) -> list[CrossRef]:

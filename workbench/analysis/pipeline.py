@@ -85,6 +85,7 @@ class PRInput:
     desc: dict[str, Any]
     revert: bool
     revert_evidence: str | None
+    revert_commit: str | None  # the commit the body's own revert line names, if it names one
 
 
 @dataclass
@@ -115,7 +116,7 @@ class Gathered:
     cat: Concat | None = None
     disc: dict[str, Any] = field(default_factory=dict)
     refs: list[CrossRef] = field(default_factory=list)
-    written: WrittenRefs | None = None  # the refs as written, before the cache resolved them
+    written: WrittenRefs = field(default_factory=lambda: WrittenRefs([]))  # before the cache resolved them
     truncated: list[str] = field(default_factory=list)
 
 
@@ -153,6 +154,7 @@ def read_pr(record: PRRecord, conv: Conventions, known_prs: dict | None = None) 
         desc=read_description(title, body, conv),
         revert=revert,
         revert_evidence=evidence if revert else None,
+        revert_commit=revert_m.group(1) if revert_m else None,
     )
 
 
@@ -336,7 +338,7 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
     g.disc, disc_signals = read_discussion(record, conv)
     out += disc_signals
     texts = [pr.title, desc.text] + [c.get("body") or "" for c in record.issue_comments[:50]]
-    g.written = written_refs(record.repo, record.number, texts)
+    g.written = written_refs(record.repo, record.number, texts, pr.revert_commit)
     g.refs = resolve_refs(
         g.written.refs, record.number, known_prs, g.written.revert_commit, g.written.revert_title
     )
@@ -416,8 +418,8 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         audiences=audiences,
         risks=risks_of(signals, f, g.facts, conv, pr.title),
         reverts=reverted_pr(g.refs),
-        revert_commit=g.written.revert_commit if g.written else None,
-        revert_title=g.written.revert_title if g.written else None,
+        revert_commit=g.written.revert_commit,
+        revert_title=g.written.revert_title,
     )
 
 
