@@ -237,10 +237,10 @@ def test_a_workspace_version_bump_is_one_release_not_changed_defaults():
 
 
 def test_a_new_refusal_is_a_compatibility_risk_that_does_not_push_the_verdict():
-    refuse = py(['+    if strategy == "fsdp":', '+        raise NotImplementedError("TiledMLP needs FSDP2")'])
+    refuse = py(['+    if strategy == "fsdp":', '+        raise ValueError("TiledMLP needs FSDP2")'])
     a = analyze(record([refuse], title="[fsdp] feat: tiled mlp"))
     compat = next(r for r in a.risks if r.kind == "compatibility")
-    assert "raise NotImplementedError" in compat.evidence[0].text and a.signal("risk.refusal").weight == 0
+    assert "raise ValueError" in compat.evidence[0].text and a.signal("risk.refusal").weight == 0
     quoted = py(['+    msg = "raise ValueError when empty"'])
     assert "compatibility" not in kinds(analyze(record([quoted])))
 
@@ -324,3 +324,107 @@ def test_a_new_error_is_a_refusal_only_where_code_already_ran():
     abstract = py(["+        raise NotImplementedError"])
     fresh = analyze(record([added, abstract], title="[worker] feat: backends"))
     assert "compatibility" not in kinds(fresh)
+
+
+def test_what_added_code_says_it_does_not_do_is_an_open_item_not_a_risk():
+    unbuilt = py(
+        [
+            "+    if cfg.fp8:",
+            '+        raise NotImplementedError("Dynamic CP does not support FP8 training")',
+            "+    if cfg.vpp:",
+            "+        raise NotImplementedError(",
+            '+            "Dynamic CP does not support "',
+            '+            f"virtual pipelines (got {cfg.vpp})."',
+            "+        )",
+            '+    # raise NotImplementedError("a comment says nothing")',
+            '+    raise NotImplementedError(f"{name}: {MSG}")',
+            "+    raise NotImplementedError",
+        ]
+    )
+    a = analyze(record([unbuilt], title="[megatron] feat: dynamic CP"))
+    assert "compatibility" not in kinds(a)
+    assert [i for i in a.open_items if i.startswith("not supported yet")] == [
+        "not supported yet, raised in pkg/worker.py:11: Dynamic CP does not support FP8 training; "
+        "Dynamic CP does not support virtual pipelines (got {cfg.vpp})"
+    ]
+    # Rust says it with a macro; a revert restores old code and leaves nothing newly open
+    rust = file(
+        "crates/ty/src/infer.rs",
+        hunk(1, ['+        todo!("Implement escape command support")', '+        // todo!("a comment")']),
+    )
+    b = analyze(record([rust], title="[ty] feat: infer escapes", repo="astral-sh/ruff"))
+    assert [i for i in b.open_items if i.startswith("not supported")] == [
+        "not supported yet, raised in crates/ty/src/infer.rs:1: Implement escape command support"
+    ]
+    # a Chinese brief says it in Chinese, with the place and the author's own words
+    from workbench.drafting.offline import draft_offline
+
+    zh = draft_offline(record([unbuilt], title="[megatron] feat: dynamic CP"), a, "zh").open_items
+    assert any(
+        i.startswith("尚不支持（pkg/worker.py:11 处报错）：Dynamic CP does not support FP8") for i in zh
+    )
+    reverted = analyze(record([unbuilt], title='Revert "[megatron] feat: dynamic CP"'))
+    assert not [i for i in reverted.open_items if i.startswith("not supported")]
+
+
+def test_a_refusal_in_a_function_only_new_code_calls_refuses_nothing_that_ran():
+    refusal = [
+        "+        if server_id not in self.servers:",
+        '+            raise ValueError(f"unknown {server_id}")',
+    ]
+    new_api = file(
+        "pkg/manager.py", hunk(20, [" class Manager:", "+    def release(self, server_id):", *refusal])
+    )
+    assert "compatibility" not in kinds(analyze(record([new_api], title="[rollout] feat: release")))
+    # the same new method, now called by an old function, refuses what that function ran before
+    caller = file(
+        "pkg/worker.py",
+        hunk(
+            5,
+            ["     def run(self):", "+        self.manager.release(self.sid)", "         return self.step()"],
+        ),
+    )
+    assert "compatibility" in kinds(analyze(record([new_api, caller], title="[rollout] feat: release")))
+    # a function rewritten under the same name, or old code split into a new one, was there before
+    rewritten = file(
+        "pkg/manager.py",
+        hunk(
+            20,
+            [
+                " class Manager:",
+                "-    def release(self):",
+                "-        self.free()",
+                "+    def release(self, server_id):",
+                *refusal,
+            ],
+        ),
+    )
+    split = file(
+        "pkg/manager.py",
+        hunk(
+            20,
+            [
+                " class Manager:",
+                "-    def step(self):",
+                "-        self.free()",
+                "+    def release(self, server_id):",
+                *refusal,
+            ],
+        ),
+    )
+    for old in (rewritten, split):
+        assert "compatibility" in kinds(analyze(record([old], title="[rollout] refactor: release")))
+    # a hook the language calls, added to an old class, runs wherever the class ran; in a new class, nowhere
+    check = [
+        "+        if self.mode not in MODES:",
+        '+            raise ValueError(f"unknown mode {self.mode}")',
+    ]
+    hook = file(
+        "pkg/config.py",
+        hunk(
+            3, [" class RolloutConfig:", "     mode: str = 'sync'", "+    def __post_init__(self):", *check]
+        ),
+    )
+    assert "compatibility" in kinds(analyze(record([hook], title="[rollout] feat: check modes")))
+    fresh = file("pkg/config.py", hunk(3, ["+class DeltaConfig:", "+    def __post_init__(self):", *check]))
+    assert "compatibility" not in kinds(analyze(record([fresh], title="[rollout] feat: delta config")))

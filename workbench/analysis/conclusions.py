@@ -13,7 +13,7 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol
-from .signals import CodeFacts
+from .signals import CodeFacts, Hit
 
 READ_COST = {
     "code": 1.0,
@@ -541,6 +541,24 @@ def pick_key_symbols(facts: CodeFacts, desc: Description, patch_text: str, conv:
     return ranked[: int(conv.threshold("max_key_symbols", 8))]
 
 
+# An open item stays one line a brief can quote: the cases a feature leaves out, up to this many characters.
+_UNSUPPORTED_CHARS = 160
+
+
+def _unsupported_item(hits: list[Hit], n: int) -> str:
+    """One item for what the added code says it does not do: a feature's unbuilt cases are read together."""
+    first = hits[0]
+    where = f"{first.file.filename}:{first.line}" if first.line else first.file.filename
+    texts = list(dict.fromkeys(h.text for h in hits))  # the same refusal raised by two engines
+    shown = texts[:1]
+    for t in texts[1:n]:
+        if sum(map(len, shown)) + len(t) > _UNSUPPORTED_CHARS:
+            break
+        shown.append(t)
+    more = len(texts) - len(shown)
+    return f"not supported yet, raised in {where}: " + "; ".join(shown) + (f" (+{more} more)" if more else "")
+
+
 def open_items_of(
     signals: list[Signal], desc: Description, disc: Discussion, truncated: list[str], facts: CodeFacts, n: int
 ) -> list[str]:
@@ -552,6 +570,8 @@ def open_items_of(
         for h in markers[:n]:
             where = f"{h.file.filename}:{h.line}" if h.line else h.file.filename
             items.append(f"marker added in {where}: {h.text}")
+    if facts.unsupported:
+        items.append(_unsupported_item(facts.unsupported, n))
     for s in signals:
         if s.name == "tests.missing":
             items.append(f"changed code without tests: {s.label}")

@@ -85,6 +85,67 @@ def added_lines_with(
         pos = text.find(needle, end if ok else pos + 1)
 
 
+# A Python definition line's keyword and name, after the diff sign.
+_PY_DEFINITION = re.compile(r"[ \t]*(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
+_REMOVED_PY_DEFINITION = re.compile(r"\n-[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+# How far up a hunk the enclosing definition is looked for: a function longer than this is read as old.
+_MAX_LINES_UP = 400
+
+
+def new_python_definition(patch: str, pos: int, removed: set[str]) -> str | None:
+    """The name of the Python function or class that did not exist before in which the line at `pos`
+    stands, or None: its definition line, found upwards by indentation in the same hunk, is added, and
+    its code was not there under another form. `removed`: the definitions the PR removes (removed_python_definitions);
+    one removed and added under the same name was rewritten or moved, and a hunk that removes a
+    definition at the same level without adding it back splits old code into the new one. A method the
+    language calls by itself (`__init__`, `__post_init__`) is new code only in a new class: added to an
+    old class, it runs where the class ran before. None where the hunk does not show the definition."""
+    start = patch.rfind("\n", 0, pos) + 1
+    end = patch.find("\n", start)
+    line = patch[start + 1 : end if end >= 0 else len(patch)]
+    indent = len(line) - len(line.lstrip())
+    for _ in range(_MAX_LINES_UP):
+        if start <= 0:
+            return None
+        above = patch.rfind("\n", 0, start - 1) + 1
+        prev, start = patch[above : start - 1], above
+        if prev.startswith("@@"):
+            return None
+        code = prev[1:]
+        stripped = code.lstrip()
+        # removed lines are gone; a closing bracket ends a multi-line signature or call, it opens nothing
+        if prev.startswith("-") or not stripped or stripped.startswith((")", "]", "}", "#")):
+            continue
+        level = len(code) - len(stripped)
+        if level >= indent:
+            continue
+        indent = level
+        m = _PY_DEFINITION.match(code)
+        if not m:
+            continue  # an if/for/with block: what encloses it is further up
+        if not prev.startswith("+"):
+            return None
+        keyword, name = m.groups()
+        if keyword == "def" and name.startswith("__") and name.endswith("__"):
+            continue  # called by the language: new only if what holds it is
+        if name in removed or _hunk_removes_definition(patch, start, code[:level]):
+            return None
+        return name
+    return None
+
+
+def _hunk_removes_definition(patch: str, pos: int, indent: str) -> bool:
+    """Whether the hunk around `pos` removes a definition indented by `indent` without adding it back."""
+    first = patch.rfind("\n@@", 0, pos) + 1
+    last = patch.find("\n@@", pos)
+    hunk = patch[first : last if last >= 0 else len(patch)]
+    at_level = re.compile(r"\n([+-])" + re.escape(indent) + r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+    names: dict[str, set[str]] = {"+": set(), "-": set()}
+    for sign, name in at_level.findall(hunk):
+        names[sign].add(name)
+    return bool(names["-"] - names["+"])
+
+
 def hunk_sections(patch: str) -> list[tuple[int, str]]:
     """(new_start, section text) for every @@ header that names an enclosing function or class."""
     return [(int(m.group(3)), m.group(5).strip()) for m in HUNK_HEADER.finditer(patch) if m.group(5).strip()]
@@ -102,7 +163,7 @@ def hunk_section_texts(patch: str) -> list[str]:
 class Concat:
     """All patches of a PR joined once, so each needle is searched once per PR, not once per file."""
 
-    __slots__ = ("text", "starts", "files")
+    __slots__ = ("text", "starts", "files", "_removed")
 
     def __init__(self, files: list[FileDiff], roles: frozenset[str] | None = None):
         parts, starts, owners = [], [], []
@@ -116,6 +177,14 @@ class Concat:
         self.text = "\n".join(parts)
         self.starts = starts
         self.files = owners
+        self._removed: set[str] | None = None
+
+    def removed_definitions(self) -> set[str]:
+        """Names of the Python functions and classes whose definition lines the patches remove; read
+        when first asked (most PRs never ask)."""
+        if self._removed is None:
+            self._removed = set(_REMOVED_PY_DEFINITION.findall("\n" + self.text))
+        return self._removed
 
     def locate(self, pos: int) -> tuple[FileDiff, int]:
         """-> (file, position inside its patch)."""

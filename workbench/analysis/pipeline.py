@@ -58,6 +58,7 @@ from .signals import (
     scan_loss_math,
     scan_symbols,
     scan_themes,
+    scan_unsupported,
     text_theme_evidence,
     theme_signals,
 )
@@ -322,6 +323,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
         if not (pr.revert or m.removal):  # judged on what they undo or remove, not on what remains
             scan_themes(words, g.facts)
             scan_loss_math(words, g.facts)
+            scan_unsupported(words, g.facts)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_defaults(pr.files, conv)
         g.signals += scan_commands(words, conv)

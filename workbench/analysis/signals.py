@@ -22,6 +22,7 @@ from .patchscan import (
     definition_lines,
     hunk_section_texts,
     is_noise_symbol,
+    new_python_definition,
     section_symbol,
 )
 from .words import WordFinder
@@ -77,12 +78,9 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     ),
     "risk.refusal": (
         "new refusals: setups that ran before may now stop with an error",
-        # not a bare `raise NotImplementedError` (an abstract method's body), nor a bare re-raise (nothing
-        # new is refused)
-        tuple(
-            (f"raise {error}", "s")
-            for error in ("ValueError", "RuntimeError", "TypeError", "NotImplementedError(")
-        ),
+        # not a bare re-raise (nothing new is refused), nor NotImplementedError: what it names was never
+        # built, so nothing ran there before; it is what the PR leaves open (scan_unsupported)
+        tuple((f"raise {error}", "s") for error in ("ValueError", "RuntimeError", "TypeError")),
         (),
     ),
     "risk.markers": ("markers added: TODO / FIXME / HACK / XXX", _n("TODO FIXME HACK XXX", "w"), ()),
@@ -101,6 +99,8 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
 # `set +e`.
 _STMT_WORDS = ("pass", "except", "set +e")
 _STMT = re.compile(r"\+[ \t]*+(pass|except|set \+e)\b(.*)")  # possessive: see _DEF_LINE
+# What code raises where it says a case is not built: Python's NotImplementedError, Rust's macros.
+_UNSUPPORTED_WORDS = ("raise NotImplementedError(", "unimplemented!(", "todo!(")
 # The names of a training objective's terms (see scan_loss_math).
 _OBJECTIVE_WORDS = ("loss", "logprob", "log_prob", "advantage", "kl", "entropy", "grad")
 # The words without which the command patterns cannot match, by the patterns that need them (see
@@ -122,7 +122,7 @@ _COMMAND_WORDS = {
 _WORDS: list[str] = list(
     dict.fromkeys(
         [n for _l, needles, _w in THEMES.values() for n, _m in needles]
-        + [*_STMT_WORDS, *_OBJECTIVE_WORDS]
+        + [*_STMT_WORDS, *_OBJECTIVE_WORDS, *_UNSUPPORTED_WORDS]
         + [w for words in _COMMAND_WORDS.values() for w in words]
     )
 )
@@ -136,6 +136,7 @@ def _ids(words) -> frozenset[int]:
 
 _STMT_IDS = _ids(_STMT_WORDS)
 _OBJECTIVE_IDS = _ids(_OBJECTIVE_WORDS)
+_UNSUPPORTED_IDS = _ids(_UNSUPPORTED_WORDS)
 _COMMAND_IDS = {name: _ids(words) for name, words in _COMMAND_WORDS.items()}
 
 
@@ -181,6 +182,7 @@ class CodeFacts:
     risk_per_file: dict[str, int] = field(default_factory=dict)
     symbols: dict[str, float] = field(default_factory=dict)  # name -> weight
     file_symbols: dict[str, list[str]] = field(default_factory=dict)
+    unsupported: list[Hit] = field(default_factory=list)  # what added code says it does not do (its text)
 
 
 RISK_ROLES = frozenset(
@@ -214,7 +216,8 @@ def _is_program(fd: FileDiff) -> bool:
 
 # Themes whose needles are one language's words: a Rust docstring quoting `raise ValueError` is not one.
 THEME_LANGUAGES = {"risk.refusal": frozenset({"Python"})}
-# Themes about what changes for code that already ran: a new file's errors refuse nothing that worked.
+# Themes about what changes for code that already ran: the errors of a new file, or of a function or
+# class the PR adds, refuse nothing that worked before.
 CHANGED_CODE_THEMES = frozenset({"risk.refusal"})
 
 
@@ -283,6 +286,31 @@ _THEME_PLAN = [
 ]
 
 
+def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
+    """Whether the line at `local` in `fd`'s patch stands in a function or class the PR adds and only
+    new code calls: what it refuses, nothing reached before. A new helper that an old function now
+    calls refuses what that function ran before."""
+    removed = cat.removed_definitions()
+    name = new_python_definition(fd.patch, local, removed)
+    if name is None:
+        return False
+    text, call = cat.text, name + "("
+    at = text.find(call)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        whole_name = not (text[at - 1].isalnum() or text[at - 1] == "_")
+        # an added line calling it, other than its own definition
+        if whole_name and text[start] == "+" and not _PY_DEF_OF.match(text, start + 1):
+            caller, local = cat.locate(start)
+            if caller.status != "added" and new_python_definition(caller.patch, local, removed) is None:
+                return False
+        at = text.find(call, at + 1)
+    return True
+
+
+_PY_DEF_OF = re.compile(r"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]")
+
+
 def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None:
     """Risk themes in program code, from the places of their needles."""
     cat, places = words.cat, words.places
@@ -321,7 +349,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     program_only
                     and not _is_program(fd)
                     or fd.language not in THEME_LANGUAGES.get(name, (fd.language,))
-                    or (name in CHANGED_CODE_THEMES and fd.status == "added")
+                    or name in CHANGED_CODE_THEMES
+                    and (fd.status == "added" or _in_new_code_only(cat, fd, local))
                 ):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
@@ -384,6 +413,54 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
         facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
     if hits:
         facts.theme_hits["risk.numerics"] = hits
+
+
+# The message of a raise: its first string literal and those right after it ("..." "..." is one
+# string in Python); a prefix like f or r is not part of it.
+_LITERAL = re.compile(r"""\s*[rRfFbBuU]{0,2}("|')((?:\\.|(?!\1).)+)\1""")
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_MESSAGE_LINES = 4  # a message standing on the lines after `raise NotImplementedError(`
+
+
+def _message(call: str) -> str | None:
+    """The text of the first string a call holds, or None when it says nothing without its
+    placeholders (`f"{name}: {MSG}"`)."""
+    first = _LITERAL.search(call)
+    if not first:
+        return None
+    parts, end = [first.group(2)], first.end()
+    while m := _LITERAL.match(call, end):
+        parts.append(m.group(2))
+        end = m.end()
+    # a newline the source spells "\\n" is a blank in a one-line item
+    text = " ".join("".join(parts).replace("\\n", " ").split()).rstrip(" :,.")
+    if len(re.findall(r"[^\W\d_]{3,}", _PLACEHOLDER.sub("", text))) < 2:
+        return None
+    return text if len(text) <= 120 else text[: text.rfind(" ", 0, 120)] + " …"
+
+
+def scan_unsupported(words: WordPlaces, facts: CodeFacts, per_pr: int = 8) -> None:
+    """What the added code says it does not do: the messages of `raise NotImplementedError("...")`
+    (Rust: `unimplemented!("...")`, `todo!("...")`) in program code. A case nobody built refuses
+    nothing that ran before: it is an open item of the PR, not a risk. A bare one, an abstract
+    method's body, says nothing."""
+    for fd, local, line in words.lines_holding(_UNSUPPORTED_IDS):
+        if len(facts.unsupported) >= per_pr:
+            break
+        if not line.startswith("+") or line.startswith("+++") or not _is_program(fd):
+            continue
+        at = max(line.find(w) for w in _UNSUPPORTED_WORDS)
+        if not in_program_code(line[1:], at - 1, fd.language):
+            continue
+        call = line[at:]
+        if call.rstrip().endswith("("):  # the message stands on the lines below, up to the closing ")"
+            for below in fd.patch[local:].split("\n", _MESSAGE_LINES + 1)[1 : _MESSAGE_LINES + 1]:
+                if not below.startswith("+") or below[1:].lstrip().startswith(")"):
+                    break
+                call += " " + below[1:].strip()
+        told = _message(call)
+        if told:
+            facts.unsupported.append(Hit(fd, local, told))
 
 
 # Every theme's words in one WordFinder: one pass over a text finds them all, where a str.find per word

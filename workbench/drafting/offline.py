@@ -433,6 +433,7 @@ _NO_TESTS_ZH = "改了代码但没有测试："
 _OPEN_ZH = (
     (r"^marker added in (\S+): ", r"\1 新增标记："),
     (r"^changed code without tests: ", _NO_TESTS_ZH),
+    (r"^not supported yet, raised in (\S+): ", r"尚不支持（\1 处报错）："),
     (r"^author notes a follow-up / not addressed: ", "作者注明的遗留："),
     (r"^reviewer left for later: ", "评审留待后续："),
     (r"^unresolved review thread: ", "未解决的评审讨论："),
