@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from workbench.analysis.model import Analysis, CrossRef, Description, Discussion, Evidence, KeyFile, Signal
 from workbench.brief import parse_brief, render_brief
 from workbench.drafting.llm import language_share
@@ -192,6 +194,22 @@ def test_common_heuristic_labels_read_in_chinese():
     assert label_zh("changes requested by bob (still outstanding)") == "bob 要求修改（仍未解决）"
     assert label_zh("2 unresolved review thread(s)") == "2 个评审讨论未解决"
     assert label_zh("docs-only") == "仅文档" and label_zh("docs-only change") == "仅文档改动"
+    assert label_zh("release 0.9.1: version set in 12 manifest(s)") == "发布 0.9.1：12 个清单文件设定了版本"
+    assert label_zh("default values changed (3)") == "默认值有变 (3)"
+    for english in (
+        "mostly removes code: read by the users of what goes",
+        "mostly removes code: a skim for the users of what goes",
+        "commands run through a shell (2)",
+        "secrets on command lines (1)",
+        "CI or scripts run unpinned downloads or with elevated rights (4)",
+    ):
+        assert not re.search(r"[a-z]{3,} [a-z]{3,}", label_zh(english)), english
+    # every risk theme's label, as a signal shows it: the table follows the labels when they change
+    from workbench.analysis.signals import THEMES
+
+    for label, _needles, _words in THEMES.values():
+        zh = label_zh(f"{label} (3 added lines)")
+        assert zh.endswith("（新增 3 行）") and not re.search(r"[a-z]{3,} [a-z]{3,}", zh), zh
 
 
 def test_zh_draft_names_other_repositories_refs_and_each_ref_once():

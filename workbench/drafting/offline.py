@@ -108,16 +108,37 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
         "并发：锁、线程、asyncio、socket、ACK、竞态",
     ),
     (
-        r"memory and resources: detach, gc, empty_cache, del, leaks, IPC handles",
-        "内存与资源：detach、gc、empty_cache、del、泄漏、IPC 句柄",
+        r"memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, leaks, unsafe",
+        "内存与资源：empty_cache、gc、IPC 句柄、锁页/共享内存、泄漏、unsafe",
     ),
     (r"numerics: dtype, precision, overflow", "数值：dtype、精度、溢出"),
-    (r"error handling: bare except, pass, swallowed errors", "错误处理：裸 except、pass、被吞掉的异常"),
+    (
+        r"error handling: bare except, pass, swallowed errors, panics",
+        "错误处理：裸 except、pass、被吞掉的异常、panic",
+    ),
+    (
+        r"compatibility: code that branches on the versions of the libraries it runs with",
+        "兼容性：代码按所用库的版本走不同分支",
+    ),
+    (
+        r"new refusals: setups that ran before may now stop with an error",
+        "新增报错：以前能跑的配置可能报错退出",
+    ),
     (r"markers added: TODO / FIXME / HACK / XXX", "新增 TODO / FIXME / HACK / XXX 标记"),
     (
-        r"security: eval/exec, shell=True, pickle/yaml loads, secrets",
-        "安全：eval/exec、shell=True、pickle/yaml 加载、密钥",
+        r"security: eval/exec, pickle/yaml loads, remote code, disabled TLS checks",
+        "安全：eval/exec、pickle/yaml 加载、远程代码、关闭 TLS 校验",
     ),
+    (r"commands run through a shell", "经 shell 执行命令"),
+    (r"secrets on command lines", "命令行中出现密钥"),
+    (
+        r"CI or scripts run unpinned downloads or with elevated rights",
+        "CI 或脚本下载未锁定版本的内容或以高权限运行",
+    ),
+    (r"release (\S+): version set in (\d+) manifest\(s\)", r"发布 \1：\2 个清单文件设定了版本"),
+    (r", (\d+) workspace member pin\(s\) moved with it", r"，\1 个工作区成员的版本锁定随之更新"),
+    (r"mostly removes code: read by the users of what goes", "以删除代码为主：由被删功能的用户阅读"),
+    (r"mostly removes code: a skim for the users of what goes", "以删除代码为主：被删功能的用户浏览即可"),
     (r" ?\((\d+) added lines?\)", r"（新增 \1 行）"),
     (r" ?\(in the description\)", "（见描述）"),
     (r"code change comes with test changes", "代码改动附带测试改动"),
@@ -133,6 +154,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"public functions/classes removed or renamed", "删除或重命名了公开函数/类"),
     (r"public signatures changed", "公开函数签名有变"),
     (r"default values changed in code", "代码中的默认值有变"),
+    (r"default values changed", "默认值有变"),
     (r"config keys changed", "配置项有变"),
     (r"(\d+) lines of code changed, no test changed", r"改了 \1 行代码，没有改测试"),
     (r"changes requested by (.+?) \(still outstanding\)", r"\1 要求修改（仍未解决）"),
@@ -352,6 +374,8 @@ def _reason(k, lang: str) -> str:
             "error_handling": "错误处理",
             "security": "安全",
             "markers": "TODO 标记",
+            "compatibility": "版本兼容",
+            "refusal": "新增报错",
         }
         parts = [
             re.sub(r"[a-z_]+", lambda m: themes.get(m.group(0), m.group(0)), p) if p.startswith("风险") else p
