@@ -428,3 +428,31 @@ def test_a_refusal_in_a_function_only_new_code_calls_refuses_nothing_that_ran():
     assert "compatibility" in kinds(analyze(record([hook], title="[rollout] feat: check modes")))
     fresh = file("pkg/config.py", hunk(3, ["+class DeltaConfig:", "+    def __post_init__(self):", *check]))
     assert "compatibility" not in kinds(analyze(record([fresh], title="[rollout] feat: delta config")))
+
+
+def test_a_docstrings_prose_does_nothing_and_an_exponential_is_numerics():
+    lse = file(
+        "pkg/kernels.py",
+        hunk(
+            1,
+            [
+                "+def fused_lse(logits):",
+                '+    """Stable log-sum-exp, computed in fp32.',
+                "+",
+                "+    Holds the lock of the sender; float16 inputs would overflow and OOM.",
+                '+    """',
+                "+    shifted = logits - logits.max(dim=-1, keepdim=True).values",
+                "+    return shifted.exp().sum(-1).log()",
+            ],
+        ),
+    )
+    a = analyze(record([lse], title="[kernel] feat: fused lse"))
+    numerics = next(r for r in a.risks if r.kind == "numerics")
+    assert [e.line for e in numerics.evidence] == [7]  # the code's exponential, not the docstring's words
+    assert not {"memory", "concurrency"} & kinds(a)
+    # a hunk that starts inside a docstring: the quotes it shows close it, and what follows is code
+    tail = file(
+        "pkg/sender.py",
+        hunk(20, ["     Args:", "         scores: float16 logits", '     """', "+    with self._lock:"]),
+    )
+    assert "concurrency" in kinds(analyze(record([tail], title="[worker] fix: hold the lock")))

@@ -146,6 +146,38 @@ def _hunk_removes_definition(patch: str, pos: int, indent: str) -> bool:
     return bool(names["-"] - names["+"])
 
 
+_TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
+_STRING_PREFIX = "rRbBuUfF"
+
+
+def in_python_docstring(patch: str, pos: int) -> bool:
+    """Whether the line at `pos` stands inside a triple-quoted string (a docstring's prose) that a line
+    above it in the same hunk opens. A line holding an odd number of triple quotes opens or closes one.
+    A hunk may start inside a string, which turns that count around, so the line that opened it must
+    look like an opening: text after its quotes, an assignment or call before them, or a def or class
+    line right above. False where it cannot be told."""
+    start = patch.rfind("\n", 0, pos) + 1
+    hunk = patch.rfind("\n@@", 0, start) + 1
+    quoted_lines = dict.fromkeys(
+        patch.rfind("\n", 0, m.start()) + 1 for m in _TRIPLE_QUOTES.finditer(patch, hunk, start)
+    )
+    opener = None
+    for at in quoted_lines:
+        line = patch[at : patch.find("\n", at)]
+        if not line.startswith("-") and len(_TRIPLE_QUOTES.findall(line)) % 2:
+            opener = None if opener is not None else at
+    return opener is not None and _opens_a_string(patch, opener)
+
+
+def _opens_a_string(patch: str, at: int) -> bool:
+    line = patch[at + 1 : patch.find("\n", at)]
+    quotes = max(line.rfind('"""'), line.rfind("'''"))
+    after, before = line[quotes + 3 :].strip(), line[:quotes].rstrip(_STRING_PREFIX).strip()
+    above = patch[patch.rfind("\n", 0, at - 1) + 2 : at - 1].strip()
+    opens_a_body = above.endswith(":") and above.startswith(("def ", "async def ", "class ", ")"))
+    return bool(after) or before.endswith(("=", "(", ",")) or opens_a_body
+
+
 def hunk_sections(patch: str) -> list[tuple[int, str]]:
     """(new_start, section text) for every @@ header that names an enclosing function or class."""
     return [(int(m.group(3)), m.group(5).strip()) for m in HUNK_HEADER.finditer(patch) if m.group(5).strip()]

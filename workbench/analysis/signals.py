@@ -21,6 +21,7 @@ from .patchscan import (
     added_python_methods,
     definition_lines,
     hunk_section_texts,
+    in_python_docstring,
     is_noise_symbol,
     new_python_definition,
     section_symbol,
@@ -61,7 +62,9 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         "numerics: dtype, precision, overflow",
         # dtypes as whole words (a name like `apply_fp8_patches` is not arithmetic)
         _n("float16 bfloat16 bf16 fp16 fp32 fp8 float32 float64 int8 int32 f32 f64", "w")  # not uint8: bytes
-        + _n("overflow underflow isnan isinf nan_to_num epsilon log_softmax logsumexp autocast finfo cumsum"),
+        + _n("overflow underflow isnan isinf nan_to_num epsilon log_softmax logsumexp autocast finfo cumsum")
+        # exponentials overflow where their input is not shifted first
+        + _n(".exp( softmax(", "s"),
         # not "overflow": in prose it is mostly a stack or a buffer ("ty overflows the stack")
         tuple("precision numerical dtype bf16 fp16 fp8 fp32 精度".split()) + ("nan ",),
     ),
@@ -274,6 +277,11 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
     return quote is None
 
 
+def _in_docstring(fd: FileDiff, local: int) -> bool:
+    """A docstring's prose describes the program; it does nothing (Python's, the language analysed most)."""
+    return fd.language == "Python" and in_python_docstring(fd.patch, local)
+
+
 # A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
 # nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects.
 _DEFUSED = {"torch.load(": ("weights_only=True",), "yaml.load(": ("SafeLoader",)}
@@ -355,7 +363,9 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
                 line = text[start + 1 : end]
-                in_code = name == "risk.markers" or in_program_code(line, pos - start - 1, fd.language)
+                in_code = name == "risk.markers" or (
+                    in_program_code(line, pos - start - 1, fd.language) and not _in_docstring(fd, local)
+                )
                 if start not in seen and in_code and _boundary_ok(text, start, pos, needle, mode):
                     if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                         continue
@@ -407,7 +417,7 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
         name = _OBJECTIVE_NAME.search(line)
         if not name or not _ARITHMETIC.search(line, name.end()):
             continue
-        if not in_program_code(line, name.start(), fd.language):
+        if not in_program_code(line, name.start(), fd.language) or _in_docstring(fd, local):
             continue
         hits.append(Hit(fd, local, line.strip()[:200]))
         facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
