@@ -239,6 +239,21 @@ def test_empty_sections_say_nothing_and_risks_come_with_their_evidence():
     assert b.next_steps == []
     en = draft_offline(_record(state="merged"), a, "en")
     assert en.open_items == ["Concurrency risk to verify: `verl/x.py:10` `self._ack_pending = True`"]
+    # a theme the description alone names says what the PR fixes, not a place to verify
+    said = Signal(
+        "risk.error_handling",
+        "error handling (in the description)",
+        0.5,
+        [Evidence(None, None, "Any run with this estimator crashed in the update step")],
+    )
+    told = _analysis(
+        open_items=[],
+        cross_refs=[],
+        discussion=Discussion(),
+        description=Description(text="…"),
+        signals=[said],
+    )
+    assert draft_offline(_record(state="merged"), told, "zh").open_items == []
 
 
 def test_only_checked_cross_references_become_next_steps():

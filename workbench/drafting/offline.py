@@ -475,13 +475,16 @@ def _where(e) -> str:
 def _risk_items(a: Analysis | None, lang: str, taken: str) -> list[str]:
     """Risk themes the heuristics found, each with its first piece of evidence, as things to verify.
 
-    Markers are open items already; a theme whose evidence line is already quoted is not repeated."""
+    Markers are open items already; a theme whose evidence line is already quoted is not repeated. Only
+    a line of the diff is something to verify: a theme the description alone names ("fixes a crash")
+    says what the PR is about, not where it is risky."""
     out = []
     for s in a.signals if a else []:
         theme = RISK_THEMES[lang].get(s.name)
-        if theme is None or not s.evidence or s.evidence[0].text in taken:
+        in_diff = [e for e in s.evidence if e.file]
+        if theme is None or not in_diff or in_diff[0].text in taken:
             continue
-        e = s.evidence[0]
+        e = in_diff[0]
         taken += " " + e.text
         line = _code(_one_line(e.text, 100))
         where = _where(e)
