@@ -166,6 +166,30 @@ def test_headline_restates_kind_and_scope():
     assert headline(_record("Plain title"), "zh") == "Plain title"
 
 
+def test_a_removal_is_headlined_as_one_and_a_manifest_reads_in_chinese():
+    from heuristics_helpers import file, hunk, record
+
+    from workbench.analysis.pipeline import analyze
+
+    gone = [f"-    step_{i} = run({i})" for i in range(120)]
+    rec = record(
+        [
+            file("pkg/engine/mindspeed/utils.py", hunk(1, [" import os", *gone, "+    pass"])),
+            file("pkg/engine/__init__.py", hunk(3, ["-from .mindspeed import Engine", "+"])),
+        ],
+        title="[trainer] feat: remove the mindspeed backend",
+    )
+    a = analyze(rec)
+    assert headline(rec, "zh", a).startswith("trainer：移除 `utils.py`")
+    assert "removes `utils.py`" in headline(rec, "en", a)
+    bump = record(
+        [file("requirements.txt", hunk(4, ["-transfer_queue==0.1.7", "+transfer_queue==0.1.8"]))],
+        title="[data] chore: update TransferQueue to 0.1.8",
+    )
+    focus = draft_offline(bump, analyze(bump), "zh").focus
+    assert focus and "默认值或依赖有变" in focus[0] and "a changed default" not in focus[0]
+
+
 def test_with_the_real_heuristics():
     from workbench.analysis.pipeline import analyze
 

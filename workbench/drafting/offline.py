@@ -239,16 +239,18 @@ HEAD_VERBS = {
     },
 }
 OTHER_VERB = {"zh": "改动", "en": "changes"}
+# A PR that mostly deletes (a backend, a feature) removes what it names, whatever its title's kind says.
+REMOVE_VERB = {"zh": "移除", "en": "removes"}
 
 
-def _anchor(record: PRRecord, analysis: Analysis | None) -> tuple[str, bool] | None:
-    """(file name, is it new?) of the top key file when it is code or config: what a headline can
+def _anchor(record: PRRecord, analysis: Analysis | None) -> tuple[str, str | None] | None:
+    """(file name, its status) of the top key file when it is code or config: what a headline can
     name without claiming more than the analysis knows (a symbol in it may be touched, not new)."""
     for k in analysis.key_files[:1] if analysis else []:
         if k.role not in ("code", "config"):
             return None
         status = next((f.get("status") for f in record.files if f.get("filename") == k.filename), None)
-        return k.filename.rsplit("/", 1)[-1], status == "added"
+        return k.filename.rsplit("/", 1)[-1], status
     return None
 
 
@@ -271,9 +273,11 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
     scope = (parts.tags[:1] or (analysis.areas[:1] if analysis else []) or [""])[0]
     reverts = parts.kind == "revert" or record.title.lower().startswith("revert")
     if anchor and not reverts and parts.kind not in ("doc", "docs", "ci", "test", "chore", "build", "style"):
-        name, new = anchor
+        name, status = anchor
         verbs = HEAD_VERBS[lang].get(parts.kind or "")
-        verb = (verbs[0] if new else verbs[1]) if verbs else OTHER_VERB[lang]
+        verb = (verbs[0] if status == "added" else verbs[1]) if verbs else OTHER_VERB[lang]
+        if status == "removed" or any(s.name == "removal" for s in analysis.signals):
+            verb = REMOVE_VERB[lang]
         if lang == "zh":
             lead = f"{scope}：" if scope else ""
             risk = f"，涉及{'与'.join(themes)}" if themes else ""
@@ -355,6 +359,7 @@ _REASON_ZH = {
     "renamed": "重命名",
     "modified": "修改",
     "named in the description or review": "描述或评审中点名",
+    "a changed default or dependency": "默认值或依赖有变",
 }
 
 
