@@ -190,6 +190,17 @@ def test_a_removal_is_headlined_as_one_and_a_manifest_reads_in_chinese():
     assert focus and "默认值或依赖有变" in focus[0] and "a changed default" not in focus[0]
 
 
+def test_a_missing_test_is_said_once_and_in_chinese():
+    from heuristics_helpers import code_lines, file, hunk, record
+
+    from workbench.analysis.pipeline import analyze
+
+    rec = record([file("pkg/trainer.py", hunk(1, code_lines(30)))], title="[trainer] feat: pools")
+    b = draft_offline(rec, analyze(rec), "zh")
+    said = [x for x in b.focus + b.open_items if "没有改测试" in x or "no test" in x]
+    assert said == ["改了代码但没有测试：改了 30 行代码，没有改测试"]
+
+
 def test_with_the_real_heuristics():
     from workbench.analysis.pipeline import analyze
 

@@ -430,8 +430,9 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
         )
     if len(out) < 2 and a:
         for s in a.signals:
-            # evidence in a file, not the title quoted back (the title's kind is in the headline)
-            if s.weight > 0 and s.evidence and s.evidence[0].file:
+            # evidence in a file, not the title quoted back (the title's kind is in the headline); a
+            # missing test is an open item already
+            if s.weight > 0 and s.evidence and s.evidence[0].file and s.name != "tests.missing":
                 ev = s.evidence[0]
                 where = f"{_code(ev.file)}" + (f":{ev.line}" if ev.line else "") if ev.file else ""
                 out.append(
