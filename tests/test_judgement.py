@@ -158,6 +158,10 @@ def test_removal_end_to_end():
     small_gone = file("pkg/unused.py", hunk(1, [f"-z{i} = {i}" for i in range(20)]), status="removed")
     b = analyze(record([small_gone, fix], title="[core] fix: x"))
     assert b.key_files[0].filename == "pkg/core.py"
+    # workflows that go take no code path of users with them
+    ci = file(".github/workflows/e2e_old.yml", hunk(1, [f"-      - run: step {i}" for i in range(120)]))
+    c = analyze(record([ci], title="[ci] chore: drop the old e2e job"))
+    assert c.signal("removal") and "behaviour-change" not in kinds(c)
 
 
 def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():

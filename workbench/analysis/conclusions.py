@@ -361,7 +361,7 @@ def risks_of(
     if f.revert:
         if any(fd.additions for fd in code):
             add("behaviour-change", "restores earlier behaviour", title_ev)
-    elif f.removal:
+    elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
         add("behaviour-change", "a code path users may run goes away", title_ev)
     elif f.kind == "fix" and rewrites:
         biggest = max(code, key=lambda fd: fd.changes)
