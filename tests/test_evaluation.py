@@ -11,11 +11,11 @@ from workbench.evaluation import evaluate, parse_labels_csv
 from workbench.store import Store
 
 REPO = "example-org/minirl"
-LABELS = """pr,verdict,audience,key_files,risks,reverts_pr,lines_changed
-1,skip,docs,docs/guide.md,none,,2
-2,deep,rollout;everyone,pkg/sync.py,concurrency;memory,,40
-3,skip,tests,pkg/other.py,none,1,3
-4,deep,ci,.github/workflows/ci.yml,security,,2
+LABELS = """pr,verdict,audience,key_files,key_symbols,risks,reverts_pr,lines_changed
+1,skip,docs,docs/guide.md,,none,,2
+2,deep,rollout;everyone,pkg/sync.py,send;Sender._ack,concurrency;memory,,40
+3,skip,tests,pkg/other.py,,none,1,3
+4,deep,ci,.github/workflows/ci.yml,jobs.build.timeout;timeout=9,security,,2
 """
 
 
@@ -75,6 +75,9 @@ def test_eval_prints_agreement_and_misses(labelled, capsys):
     assert "#4 risk: missed security" in out
     assert "#3 key_file: theirs first pkg/other.py" not in out  # the only file is our first
     assert "  concurrency" in out and "  memory" in out
+    # `send` (the hunk's function) is ours and `_ack` is not; `jobs.build.timeout` is the key `timeout`,
+    # which a CI edit does not make a symbol; `timeout=9` names none
+    assert "their key symbols among ours: 1/3 = 33% (PRs with one at least: 1/2 = 50%)" in out
 
 
 def test_evaluate_counts_risks_per_kind(labelled):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass, field
 
 from .analysis.model import RISK_KINDS, Analysis
@@ -41,6 +42,7 @@ class Label:
     verdict: str
     audience: list[str] = field(default_factory=list)
     key_files: list[str] = field(default_factory=list)
+    key_symbols: list[str] = field(default_factory=list)
     risks: list[str] | None = None  # None: not labelled; []: labelled "none"
     reverts: int | None = None
     is_revert: bool = False
@@ -89,6 +91,7 @@ def parse_labels_csv(text: str, source: str = "labels") -> list[Label]:
                 verdict=verdict,
                 audience=_split(row.get("audience")),
                 key_files=_split(row.get("key_files")),
+                key_symbols=_split(row.get("key_symbols")),
                 risks=risks,
                 reverts=int(reverts) if reverts.isdigit() else None,
                 is_revert=(row.get("is_revert") or "").strip().lower() in ("y", "yes", "true", "1")
@@ -162,6 +165,8 @@ class Evaluation:
     audience_match: Ratio = field(default_factory=Ratio)  # our first audience is one of theirs
     audience_overlap: Ratio = field(default_factory=Ratio)  # any of ours is one of theirs
     key_file_top3: Ratio = field(default_factory=Ratio)
+    key_symbols_found: Ratio = field(default_factory=Ratio)  # each of their symbols among ours
+    key_symbols_any: Ratio = field(default_factory=Ratio)  # PRs where we name one of theirs at least
     risks: dict[str, KindScore] = field(default_factory=dict)
     reverts_linked: Ratio = field(default_factory=Ratio)
     misses: list[Miss] = field(default_factory=list)
@@ -172,6 +177,16 @@ class Evaluation:
         for k in self.risks.values():
             t.tp, t.fp, t.fn = t.tp + k.tp, t.fp + k.fp, t.fn + k.fn
         return t
+
+
+_SYMBOL = re.compile(r"[A-Za-z_]\w*")
+
+
+def _symbol(name: str) -> str | None:
+    """A symbol as both sides can name it: the last part of a dotted name (`actor.router_replay.mode`
+    and `mode` are one key); a label that is no identifier (`mode=sync`, a cron line) names none."""
+    last = name.strip().rsplit(".", 1)[-1]
+    return last if _SYMBOL.fullmatch(last) else None
 
 
 def _audience_names(a: Analysis) -> list[str]:
@@ -218,6 +233,14 @@ def evaluate(labels: list[Label], analyses: dict[int, Analysis]) -> Evaluation:
                         n, "key_file", f"theirs first {lab.key_files[0]}; our top 3 {', '.join(top3) or '-'}"
                     )
                 )
+
+        theirs_sym = [_symbol(x) for x in lab.key_symbols if _symbol(x)]
+        if theirs_sym:
+            ours_sym = {_symbol(x) for x in a.key_symbols}
+            found = [x for x in theirs_sym if x in ours_sym]
+            for x in theirs_sym:
+                ev.key_symbols_found.add(x in ours_sym)
+            ev.key_symbols_any.add(bool(found))
 
         if lab.risks is not None:
             ours_k = {r.kind for r in a.risks}
@@ -273,6 +296,10 @@ def format_evaluation(ev: Evaluation) -> list[str]:
     lines.append(f"audience matching (our first is one of theirs): {ev.audience_match}")
     lines.append(f"audience overlapping (any of ours is one of theirs): {ev.audience_overlap}")
     lines.append(f"their first key file in our top 3: {ev.key_file_top3}")
+    if ev.key_symbols_found.total:
+        lines.append(
+            f"their key symbols among ours: {ev.key_symbols_found} (PRs with one at least: {ev.key_symbols_any})"
+        )
     if ev.risks:
         t = ev.risk_total
         lines.append(
