@@ -52,6 +52,9 @@ def test_yaml_and_dataclass_defaults_are_changed_defaults():
         ]
     )
     assert "config-default-change" in kinds(analyze(record([dc])))
+    # the key whose default changed is what a reader must know by name: it leads the key symbols
+    code = py(["+def helper_a():", "+    return 1"], name="pkg/rollout.py")
+    assert analyze(record([code, yaml], title="[rollout] feat: async")).key_symbols[0] == "mode"
     # a parameter of a signature and a meta key are not defaults
     sig = py(["-    def f(self, a, b: int = 1):", "+    def f(self, a, b: int = 2):"])
     meta = file("pkg/config/x.yaml", hunk(1, ["-  _target_: pkg.A", "+  _target_: pkg.B"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..records import PRRecord
@@ -522,9 +522,37 @@ _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
 
 
-def pick_key_symbols(facts: CodeFacts, desc: Description, patch_text: str, conv: Conventions) -> list[str]:
-    """Symbols by weight (code over tests), raised when the description names them in `code`."""
+# What a config key weighs as a key symbol: a changed default changes every run that never set it, so it
+# leads; a key added or removed is read like an added or removed definition.
+_CONFIG_KEY_WEIGHT = {"config.defaults": 3.0, "config.keys": 1.5}
+
+
+def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
+    """The keys of changed defaults ("mode: sync -> async") and of added or removed config keys
+    ("added pad_to_max: true"), by weight. A key that comes or goes is a symbol only with a name of
+    its own (`pad_to_max`, not `enable`, which says nothing without the section it is in)."""
+    keys: dict[str, float] = {}
+    for s in signals:
+        weight = _CONFIG_KEY_WEIGHT.get(s.name)
+        for e in s.evidence if weight else []:
+            text = e.text.removeprefix("added ").removeprefix("removed ")
+            key = text.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+            if not (e.file and _IDENT.match(key)) or is_noise_symbol(key):
+                continue
+            if s.name == "config.keys" and "_" not in key and key[1:] == key[1:].lower():
+                continue
+            keys[key] = max(keys.get(key, 0.0), weight)
+    return keys
+
+
+def pick_key_symbols(
+    facts: CodeFacts, desc: Description, patch_text: str, conv: Conventions, signals: Iterable[Signal] = ()
+) -> list[str]:
+    """Symbols by weight (code over tests) and config keys whose default changed or that come or go,
+    raised when the description names them in `code`."""
     scores = dict(facts.symbols)
+    for key, weight in _config_keys(signals).items():
+        scores[key] = scores.get(key, 0.0) + weight
     for span in desc.code_spans:
         name = span.rstrip("()")
         # a name worth a reader's attention: snake_case, dotted or CamelCase, not a plain word
