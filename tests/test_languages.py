@@ -208,6 +208,10 @@ def test_typescript_symbols_and_placeholders():
         ("static int parse_args(int argc, char **argv)", "parse_args"),
         ("public static void main(String[] args) {", "main"),
         ("if (ready) {", None),
+        # a statement the header happens to show is no definition: a method call, an assigned call
+        ("logger = logging.getLogger(__file__)", None),
+        ("    return torch.cat(parts, dim=0)", None),
+        ("x = compute(y)", None),
         ("## Basic usage", None),
         ("class A:", None),
     ],

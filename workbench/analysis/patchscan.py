@@ -439,9 +439,17 @@ def section_symbol(section: str) -> str | None:
         return None if is_noise_symbol(m.group("name")) else m.group("name")
     for m in _SECTION_CALLABLE.finditer(section):
         name = m.group(1)
+        # a method called on something (`logging.getLogger(`, `x.to(`) or a call whose value is assigned
+        # (`y = torch.cat(`) is a statement the header happens to show, not a definition
+        if section[m.start() - 1 : m.start()] == "." or _ASSIGNED.search(section, 0, m.start()):
+            return None
         if not is_noise_symbol(name) and name not in _CALL_WORDS:
             return name
     return None
+
+
+# an assignment, not a comparison or a keyword argument's default in a C++/Java signature
+_ASSIGNED = re.compile(r"^[ \t]*[\w.\[\]]+[ \t]*(?:[-+*/|&]?=)(?!=)")
 
 
 # Control-flow words that precede "(" in a header without naming a function.
