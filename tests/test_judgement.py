@@ -463,3 +463,10 @@ def test_a_docstrings_prose_does_nothing_and_an_exponential_is_numerics():
         hunk(20, ["     Args:", "         scores: float16 logits", '     """', "+    with self._lock:"]),
     )
     assert "concurrency" in kinds(analyze(record([tail], title="[worker] fix: hold the lock")))
+
+
+def test_a_class_touched_in_many_places_does_not_outrank_what_the_pr_adds():
+    edits = [hunk(10 * i, [f"+        self.x{i} = {i}"], section="class Worker:") for i in range(1, 6)]
+    added = hunk(80, ["+    def drain_queue(self):", "+        self.queue.clear()"], section="class Worker:")
+    a = analyze(record([file("pkg/worker.py", *edits, added)], title="[worker] feat: drain the queue"))
+    assert a.key_symbols[:2] == ["drain_queue", "Worker"]

@@ -592,7 +592,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         symbols = facts.symbols
         w = 1.0 if fd.role == "code" else 0.3
         names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
-        for n in names:
+        for n in dict.fromkeys(names):
             symbols[n] = symbols.get(n, 0) + w
         if fd.filename.endswith(_PROSE_SUFFIXES):
             facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
