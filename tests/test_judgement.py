@@ -470,3 +470,24 @@ def test_a_class_touched_in_many_places_does_not_outrank_what_the_pr_adds():
     added = hunk(80, ["+    def drain_queue(self):", "+        self.queue.clear()"], section="class Worker:")
     a = analyze(record([file("pkg/worker.py", *edits, added)], title="[worker] feat: drain the queue"))
     assert a.key_symbols[:2] == ["drain_queue", "Worker"]
+
+
+def test_an_unclosed_message_full_of_backslashes_is_read_at_once():
+    """Patches are untrusted: a message pattern that could split a run of backslashes two ways tried
+    2**(n/2) readings of an unclosed string. Run in a child with a timeout, so a regression fails
+    instead of hanging the suite."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from workbench.analysis.signals import _message\n"
+        "print(_message('raise NotImplementedError(\"' + '\\\\\\\\' * 200 + 'x'))\n"
+        'print(_message(\'raise NotImplementedError("it is \\\\"not\\\\" done yet")\'))\n'
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["None", 'it is "not" done yet']

@@ -427,7 +427,9 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
 
 # The message of a raise: its first string literal and those right after it ("..." "..." is one
 # string in Python); a prefix like f or r is not part of it.
-_LITERAL = re.compile(r"""\s*[rRfFbBuU]{0,2}("|')((?:\\.|(?!\1).)+)\1""")
+# A backslash is taken only with the character it escapes: one way to read each string, so an unclosed
+# one full of backslashes fails at once instead of trying every split.
+_LITERAL = re.compile(r"""\s*[rRfFbBuU]{0,2}("|')((?:\\.|(?!\1)[^\\])+)\1""")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _MESSAGE_LINES = 4  # a message standing on the lines after `raise NotImplementedError(`
 
@@ -442,8 +444,9 @@ def _message(call: str) -> str | None:
     while m := _LITERAL.match(call, end):
         parts.append(m.group(2))
         end = m.end()
-    # a newline the source spells "\\n" is a blank in a one-line item
-    text = " ".join("".join(parts).replace("\\n", " ").split()).rstrip(" :,.")
+    # as the message reads: a newline the source spells "\\n" is a blank in a one-line item
+    text = "".join(parts).replace("\\n", " ").replace('\\"', '"').replace("\\'", "'")
+    text = " ".join(text.split()).rstrip(" :,.")
     if len(re.findall(r"[^\W\d_]{3,}", _PLACEHOLDER.sub("", text))) < 2:
         return None
     return text if len(text) <= 120 else text[: text.rfind(" ", 0, 120)] + " …"
