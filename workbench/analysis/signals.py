@@ -303,12 +303,15 @@ def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
     if name is None:
         return False
     text, call = cat.text, name + "("
-    at = text.find(call)
+    at, callers = text.find(call), 0
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
         whole_name = not (text[at - 1].isalnum() or text[at - 1] == "_")
         # an added line calling it, other than its own definition
         if whole_name and text[start] == "+" and not _PY_DEF_OF.match(text, start + 1):
+            callers += 1
+            if callers > _MAX_CALLERS:
+                return False  # called all over: read as reaching old code, and the risk stays
             caller, local = cat.locate(start)
             if caller.status != "added" and new_python_definition(caller.patch, local, removed) is None:
                 return False
@@ -316,6 +319,9 @@ def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
     return True
 
 
+# Callers of a new function looked at before its code counts as reached from old code (each is walked up
+# to its definition: a PR calling one helper thousands of times must not cost thousands of walks).
+_MAX_CALLERS = 50
 _PY_DEF_OF = re.compile(r"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]")
 
 
