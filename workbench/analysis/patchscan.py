@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .words import WordFinder
@@ -92,14 +93,14 @@ _REMOVED_PY_DEFINITION = re.compile(r"\n-[ \t]*(?:async[ \t]+)?(?:def|class)[ \t
 _MAX_LINES_UP = 400
 
 
-def new_python_definition(patch: str, pos: int, removed: set[str]) -> str | None:
-    """The name of the Python function or class that did not exist before in which the line at `pos`
-    stands, or None: its definition line, found upwards by indentation in the same hunk, is added, and
-    its code was not there under another form. `removed`: the definitions the PR removes (removed_python_definitions);
-    one removed and added under the same name was rewritten or moved, and a hunk that removes a
-    definition at the same level without adding it back splits old code into the new one. A method the
-    language calls by itself (`__init__`, `__post_init__`) is new code only in a new class: added to an
-    old class, it runs where the class ran before. None where the hunk does not show the definition."""
+def new_python_definition(patch: str, pos: int) -> str | None:
+    """The name of the Python function or class the line at `pos` stands in, when its definition line,
+    found upwards by indentation in the same hunk, is added; None where it was there before or the hunk
+    does not show it. A hunk that removes a definition at the same level without adding it back splits
+    old code into the new one: None. A method the language calls by itself (`__init__`,
+    `__post_init__`) is new code only in a new class: added to an old class, it runs where the class ran
+    before. The caller still checks the PR's other files: a name the PR removes elsewhere was moved
+    (Concat.removed_definitions)."""
     start = patch.rfind("\n", 0, pos) + 1
     end = patch.find("\n", start)
     line = patch[start + 1 : end if end >= 0 else len(patch)]
@@ -128,7 +129,7 @@ def new_python_definition(patch: str, pos: int, removed: set[str]) -> str | None
         keyword, name = m.groups()
         if keyword == "def" and name.startswith("__") and name.endswith("__"):
             continue  # called by the language: new only if what holds it is
-        if name in removed or _hunk_removes_definition(patch, start, code[:level]):
+        if _hunk_removes_definition(patch, start, code[:level]):
             return None
         return name
     return None
@@ -152,21 +153,54 @@ _STRING_PREFIX = "rRbBuUfF"
 
 def in_python_docstring(patch: str, pos: int) -> bool:
     """Whether the line at `pos` stands inside a triple-quoted string (a docstring's prose) that a line
-    above it in the same hunk opens. A line holding an odd number of triple quotes opens or closes one.
-    A hunk may start inside a string, which turns that count around, so the line that opened it must
-    look like an opening: text after its quotes, an assignment or call before them, or a def or class
-    line right above. False where it cannot be told."""
-    start = patch.rfind("\n", 0, pos) + 1
-    hunk = patch.rfind("\n@@", 0, start) + 1
-    quoted_lines = dict.fromkeys(
-        patch.rfind("\n", 0, m.start()) + 1 for m in _TRIPLE_QUOTES.finditer(patch, hunk, start)
-    )
-    opener = None
-    for at in quoted_lines:
-        line = patch[at : patch.find("\n", at)]
-        if not line.startswith("-") and len(_TRIPLE_QUOTES.findall(line)) % 2:
-            opener = None if opener is not None else at
-    return opener is not None and _opens_a_string(patch, opener)
+    above it in the same hunk opens (the opening line itself is judged by its quotes, as any line)."""
+    starts, ends = _docstring_spans(patch)
+    i = bisect_right(starts, pos) - 1
+    return i >= 0 and pos <= ends[i]
+
+
+@lru_cache(maxsize=64)  # a PR's hits ask about the same few patches, each many times
+def _docstring_spans(patch: str) -> tuple[list[int], list[int]]:
+    """Where the patch's triple-quoted strings run: (first line after the opening line, start of the
+    closing line) of each, hunk by hunk. A line holding an odd number of triple quotes opens or closes
+    one. A hunk may start inside a string, which turns that count around, so the line that opened a
+    span must look like an opening: text after its quotes, an assignment or call before them, or a def
+    or class line right above. Spans whose opening cannot be told are left out (read as code)."""
+    starts: list[int] = []
+    ends: list[int] = []
+
+    def close(opener: int, end: int | None = None) -> None:
+        """The span `opener` opens, to `end` (its closing line), else to the end of its hunk."""
+        if end is None:
+            next_hunk = patch.find("\n@@", opener)
+            end = next_hunk + 1 if next_hunk >= 0 else len(patch)
+        if _opens_a_string(patch, opener):
+            after = patch.find("\n", opener)
+            starts.append(after + 1 if after >= 0 else len(patch))
+            ends.append(end)
+
+    # how many triple quotes each line holds, by where the line starts, in text order
+    quotes_per_line: dict[int, int] = {}
+    for m in _TRIPLE_QUOTES.finditer(patch):
+        line = patch.rfind("\n", 0, m.start()) + 1
+        quotes_per_line[line] = quotes_per_line.get(line, 0) + 1
+    opener, opener_hunk = None, -1
+    for line, quotes in quotes_per_line.items():
+        if patch.startswith("-", line):
+            continue  # a removed line is not on the side being read
+        hunk = patch.rfind("\n@@", 0, line)
+        if opener is not None and hunk != opener_hunk:
+            close(opener)  # its hunk ended inside the string
+            opener = None
+        if quotes % 2:
+            if opener is None:
+                opener, opener_hunk = line, hunk
+            else:
+                close(opener, line)
+                opener = None
+    if opener is not None:
+        close(opener)
+    return starts, ends
 
 
 def _opens_a_string(patch: str, at: int) -> bool:
@@ -215,7 +249,7 @@ class Concat:
         """Names of the Python functions and classes whose definition lines the patches remove; read
         when first asked (most PRs never ask)."""
         if self._removed is None:
-            self._removed = set(_REMOVED_PY_DEFINITION.findall("\n" + self.text))
+            self._removed = set(_REMOVED_PY_DEFINITION.findall(self.text))  # each patch starts "@@"
         return self._removed
 
     def locate(self, pos: int) -> tuple[FileDiff, int]:

@@ -296,11 +296,11 @@ _THEME_PLAN = [
 
 def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
     """Whether the line at `local` in `fd`'s patch stands in a function or class the PR adds and only
-    new code calls: what it refuses, nothing reached before. A new helper that an old function now
-    calls refuses what that function ran before."""
-    removed = cat.removed_definitions()
-    name = new_python_definition(fd.patch, local, removed)
-    if name is None:
+    new code calls: what it refuses, nothing reached before. A definition the PR removes under the same
+    name elsewhere was moved, not added; a new helper that an old function now calls refuses what that
+    function ran before."""
+    name = new_python_definition(fd.patch, local)
+    if name is None or name in cat.removed_definitions():
         return False
     text, call = cat.text, name + "("
     at, callers = text.find(call), 0
@@ -313,8 +313,10 @@ def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
             if callers > _MAX_CALLERS:
                 return False  # called all over: read as reaching old code, and the risk stays
             caller, local = cat.locate(start)
-            if caller.status != "added" and new_python_definition(caller.patch, local, removed) is None:
-                return False
+            if caller.status != "added":
+                calling = new_python_definition(caller.patch, local)
+                if calling is None or calling in cat.removed_definitions():
+                    return False
         at = text.find(call, at + 1)
     return True
 
@@ -368,18 +370,20 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 ):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
+                if start in seen or not _boundary_ok(text, start, pos, needle, mode):
+                    continue
                 line = text[start + 1 : end]
-                in_code = name == "risk.markers" or (
+                if name != "risk.markers" and not (
                     in_program_code(line, pos - start - 1, fd.language) and not _in_docstring(fd, local)
-                )
-                if start not in seen and in_code and _boundary_ok(text, start, pos, needle, mode):
-                    if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
-                        continue
-                    seen.add(start)
-                    hits.append(Hit(fd, local, line.strip()[:200]))
-                    per_file[fd.filename] = per_file.get(fd.filename, 0) + 1
-                    if len(hits) >= per_theme:
-                        break
+                ):
+                    continue  # a comment, a string or a docstring says it; the program does not do it
+                if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
+                    continue
+                seen.add(start)
+                hits.append(Hit(fd, local, line.strip()[:200]))
+                per_file[fd.filename] = per_file.get(fd.filename, 0) + 1
+                if len(hits) >= per_theme:
+                    break
             if len(hits) >= per_theme:
                 break
         if hits:
