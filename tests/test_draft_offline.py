@@ -201,6 +201,33 @@ def test_a_missing_test_is_said_once_and_in_chinese():
     assert said == ["改了代码但没有测试：改了 30 行代码，没有改测试"]
 
 
+def test_risk_themes_of_a_focus_file_read_as_words():
+    from heuristics_helpers import file, hunk, record
+
+    from workbench.analysis.pipeline import analyze
+
+    rec = record(
+        [
+            file(
+                "pkg/engine.py",
+                hunk(
+                    5,
+                    [
+                        "     def step(self):",
+                        "+        if self.n < 0:",
+                        '+            raise ValueError("n < 0")',
+                    ],
+                ),
+            )
+        ],
+        title="[engine] fix: refuse negative steps",
+    )
+    a = analyze(rec)
+    assert "refusal" in a.key_files[0].reason
+    assert "risk: new errors" in draft_offline(rec, a, "en").focus[0]
+    assert "风险：新增报错" in draft_offline(rec, a, "zh").focus[0]
+
+
 def test_with_the_real_heuristics():
     from workbench.analysis.pipeline import analyze
 

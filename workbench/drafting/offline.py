@@ -387,6 +387,12 @@ def _reason(k, lang: str) -> str:
             for p in parts
         ]
         return "；".join(parts)
+    # the theme names are identifiers; a reader gets words
+    words = {"error_handling": "error handling", "refusal": "new errors", "markers": "TODO markers"}
+    parts = [
+        re.sub(r"[a-z_]+", lambda m: words.get(m.group(0), m.group(0)), p) if p.startswith("risk: ") else p
+        for p in parts
+    ]
     return "; ".join(parts)
 
 
