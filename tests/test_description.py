@@ -86,6 +86,16 @@ def test_from_to_numbers_and_a_number_without_a_unit():
     assert d.numbers == ["Latency went from 120 to 80 on the same node."]
 
 
+def test_a_measurement_with_its_unit_comes_before_a_range():
+    d = desc(
+        "Dataset: sequence lengths from 1K to 16K.\n\nThroughput: fixed 2100 tok/s, dynamic 3371 tok/s (+60.6%)."
+    )
+    assert d.numbers == [
+        "Throughput: fixed 2100 tok/s, dynamic 3371 tok/s (+60.6%).",
+        "Dataset: sequence lengths from 1K to 16K.",
+    ]
+
+
 # ---- open items: what the author leaves open -------------------------------------------------------
 
 

@@ -34,7 +34,7 @@ _CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
 # numbers can never help, and it made long digit runs quadratic.
 _NUMBER = re.compile(
     r"\d(?:,*+\d)*+(?:\.\d++)?+\s?+(?:%|[xX](?!\w)|×(?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|"
-    r"[MGK]i?B\b|[MG]bps|tokens?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
+    r"[MGK]i?B\b|[MG]bps|tok(?:ens?)?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
 )
 _FROM_TO = re.compile(r"\bfrom\s+\d[\d.,]*\s*\S*\s+to\s+\d")  # on lowercased text: "from 3 to 5"
 
@@ -459,7 +459,9 @@ def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[lis
                 found[1].append(s)
             if has[2] and _has_number(s):
                 found[2].append(s)
-    return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(found[2])
+    # a measurement with its unit ("337K tok/s, +60.6%") tells more than a range ("from 1K to 16K")
+    measured_first = sorted(found[2], key=lambda s: _NUMBER.search(s) is None)
+    return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(measured_first)
 
 
 def _has_number(text: str) -> bool:
