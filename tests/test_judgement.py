@@ -438,24 +438,20 @@ def test_a_refusal_in_a_function_only_new_code_calls_refuses_nothing_that_ran():
 
 
 def test_a_docstrings_prose_does_nothing_and_an_exponential_is_numerics():
-    lse = file(
-        "pkg/kernels.py",
-        hunk(
-            1,
-            [
-                "+def fused_lse(logits):",
-                '+    """Stable log-sum-exp, computed in fp32.',
-                "+",
-                "+    Holds the lock of the sender; float16 inputs would overflow and OOM.",
-                '+    """',
-                "+    shifted = logits - logits.max(dim=-1, keepdim=True).values",
-                "+    return shifted.exp().sum(-1).log()",
-            ],
-        ),
-    )
+    docstring = [
+        '+    """Stable log-sum-exp, computed in fp32.',
+        "+",
+        "+    Holds the lock of the sender; float16 inputs would overflow and OOM.",
+        '+    """',
+    ]
+    body = [
+        "+    shifted = logits - logits.max(dim=-1, keepdim=True).values",
+        "+    return shifted.exp().sum(-1).log()",
+    ]
+    lse = py(["+def fused_lse(logits):", *docstring, *body], name="pkg/kernels.py")
     a = analyze(record([lse], title="[kernel] feat: fused lse"))
     numerics = next(r for r in a.risks if r.kind == "numerics")
-    assert [e.line for e in numerics.evidence] == [7]  # the code's exponential, not the docstring's words
+    assert [e.line for e in numerics.evidence] == [16]  # the code's exponential, not the docstring's words
     assert not {"memory", "concurrency"} & kinds(a)
     # a hunk that starts inside a docstring: the quotes it shows close it, and what follows is code
     tail = file(
