@@ -201,10 +201,13 @@ def test_huge_texts_are_counted_in_pieces_and_clipped():
 
 def test_a_tiny_budget_still_shows_the_title():
     rec = _record(30, body="Root cause: the ACK is sent before cleanup. " * 50)
-    ctx = build_context(rec, _analysis(["pkg/m3.py"]), lang="zh", budget=2200)
-    user = ctx.messages[1]["content"]
-    assert "[trainer] fix: race" in user and "Root cause: the ACK" in user
-    assert ctx.tokens + ctx.reserved <= 2200
+    # every fence tag: some cost a few tokens more, and the list of 30 files always shows, so with
+    # two tags in these 200 (163, 178) the sections had to give back what the files no longer could
+    for seed in range(200):
+        ctx = build_context(rec, _analysis(["pkg/m3.py"]), lang="zh", budget=2200, seed=seed)
+        user = ctx.messages[1]["content"]
+        assert "[trainer] fix: race" in user and "Root cause: the ACK" in user
+        assert ctx.tokens + ctx.reserved <= 2200
 
 
 # ---- property: whatever the PR looks like, the budget holds and every file is accounted for ----------

@@ -268,6 +268,7 @@ class _Assembly:
             text = self._clip_section(title, body, kind, cap, notes, name)
             if text:
                 texts[name] = text
+        sources = {name: (title, body, kind) for name, title, body, kind in plan}
         used = sum(tokens.count(t) + 1 for t in texts.values())
 
         # style examples: the team's final briefs nearest by area, whole ones only; else the built-in one
@@ -318,9 +319,21 @@ class _Assembly:
             user = self.words["intro"] + "\n\n" + body + "\n\n" + self.words["reply"]
             messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
             total = tokens.count_messages(messages)
-            if total + self.reserved <= self.budget:
+            over = total + self.reserved - self.budget
+            if over <= 0:
                 break
-            files_room = max(0, files_room - (total + self.reserved - self.budget) - 50)
+            if files_room == 0:
+                # the files are down to their list, which always shows (a tiny budget, many files): what
+                # is over comes out of the largest section instead
+                name = max(
+                    (n for n in sources if n in texts), key=lambda n: tokens.count(texts[n]), default=None
+                )
+                if name is None:
+                    continue
+                cap = tokens.count(texts[name]) - over - 20
+                texts[name] = self._clip_section(*sources[name], cap, notes, name)
+                notes = list(dict.fromkeys(notes))  # clipped twice, said once
+            files_room = max(0, files_room - over - 50)
         else:
             raise WorkbenchError(f"could not fit the context into {self.budget} tokens: raise --budget")
         parts = [(k, v) for k, v in texts.items()]
