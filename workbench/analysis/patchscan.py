@@ -101,9 +101,8 @@ def new_python_definition(patch: str, pos: int) -> str | None:
     `__post_init__`) is new code only in a new class: added to an old class, it runs where the class ran
     before. The caller still checks the PR's other files: a name the PR removes elsewhere was moved
     (Concat.removed_definitions)."""
-    start = patch.rfind("\n", 0, pos) + 1
-    end = patch.find("\n", start)
-    line = patch[start + 1 : end if end >= 0 else len(patch)]
+    start, end = line_bounds(patch, pos)
+    line = patch[start + 1 : end]
     indent = len(line) - len(line.lstrip())
     for _ in range(_MAX_LINES_UP):
         if start <= 0:
@@ -204,7 +203,7 @@ def _docstring_spans(patch: str) -> tuple[list[int], list[int]]:
 
 
 def _opens_a_string(patch: str, at: int) -> bool:
-    line = patch[at + 1 : patch.find("\n", at)]
+    line = patch[at + 1 : line_bounds(patch, at)[1]]
     quotes = max(line.rfind('"""'), line.rfind("'''"))
     after, before = line[quotes + 3 :].strip(), line[:quotes].rstrip(_STRING_PREFIX).strip()
     above = patch[patch.rfind("\n", 0, at - 1) + 2 : at - 1].strip()

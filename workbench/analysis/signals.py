@@ -442,6 +442,7 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
 _LITERAL = re.compile(r"""\s*[rRfFbBuU]{0,2}("|')((?:\\.|(?!\1)[^\\])+)\1""")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _MESSAGE_LINES = 4  # a message standing on the lines after `raise NotImplementedError(`
+_MESSAGE_WINDOW = 2000  # characters read for those lines
 
 
 def _message(call: str) -> str | None:
@@ -477,7 +478,8 @@ def scan_unsupported(words: WordPlaces, facts: CodeFacts, per_pr: int = 8) -> No
             continue
         call = line[at:]
         if call.rstrip().endswith("("):  # the message stands on the lines below, up to the closing ")"
-            for below in fd.patch[local:].split("\n", _MESSAGE_LINES + 1)[1 : _MESSAGE_LINES + 1]:
+            window = fd.patch[local : local + _MESSAGE_WINDOW]  # the lines below, not the rest of the patch
+            for below in window.split("\n", _MESSAGE_LINES + 1)[1 : _MESSAGE_LINES + 1]:
                 if not below.startswith("+") or below[1:].lstrip().startswith(")"):
                     break
                 call += " " + below[1:].strip()
