@@ -527,6 +527,11 @@ _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown",
 _CONFIG_KEY_WEIGHT = {"config.defaults": 3.0, "config.keys": 1.5}
 
 
+def _names_something(name: str) -> bool:
+    """A name worth a reader's attention: snake_case, dotted or CamelCase, not a plain word."""
+    return "_" in name or "." in name or name[1:] != name[1:].lower()
+
+
 def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
     """The keys of changed defaults ("mode: sync -> async") and of added or removed config keys
     ("added pad_to_max: true"), by weight. A key that comes or goes is a symbol only with a name of
@@ -539,7 +544,7 @@ def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
             key = text.split(":", 1)[0].strip().rsplit(".", 1)[-1]
             if not (e.file and _IDENT.match(key)) or is_noise_symbol(key):
                 continue
-            if s.name == "config.keys" and "_" not in key and key[1:] == key[1:].lower():
+            if s.name == "config.keys" and not _names_something(key):
                 continue
             keys[key] = max(keys.get(key, 0.0), weight)
     return keys
@@ -555,8 +560,7 @@ def pick_key_symbols(
         scores[key] = scores.get(key, 0.0) + weight
     for span in desc.code_spans:
         name = span.rstrip("()")
-        # a name worth a reader's attention: snake_case, dotted or CamelCase, not a plain word
-        if _IDENT.match(span) and ("_" in name or "." in name or name[1:] != name[1:].lower()):
+        if _IDENT.match(span) and _names_something(name):
             short = name.rsplit(".", 1)[-1]
             if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
                 continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols

@@ -459,7 +459,7 @@ def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[lis
                 found[1].append(s)
             if has[2] and _has_number(s):
                 found[2].append(s)
-    # a measurement with its unit ("337K tok/s, +60.6%") tells more than a range ("from 1K to 16K")
+    # a measurement with its unit ("3371 tok/s, +60.6%") tells more than a range ("from 1K to 16K")
     measured_first = sorted(found[2], key=lambda s: _NUMBER.search(s) is None)
     return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(measured_first)
 
