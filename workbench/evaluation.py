@@ -234,13 +234,12 @@ def evaluate(labels: list[Label], analyses: dict[int, Analysis]) -> Evaluation:
                     )
                 )
 
-        theirs_sym = [_symbol(x) for x in lab.key_symbols if _symbol(x)]
+        theirs_sym = [x for x in map(_symbol, lab.key_symbols) if x]
         if theirs_sym:
-            ours_sym = {_symbol(x) for x in a.key_symbols}
-            found = [x for x in theirs_sym if x in ours_sym]
+            ours_sym = set(map(_symbol, a.key_symbols))
             for x in theirs_sym:
                 ev.key_symbols_found.add(x in ours_sym)
-            ev.key_symbols_any.add(bool(found))
+            ev.key_symbols_any.add(not ours_sym.isdisjoint(theirs_sym))
 
         if lab.risks is not None:
             ours_k = {r.kind for r in a.risks}
