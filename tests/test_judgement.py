@@ -370,6 +370,15 @@ def test_what_added_code_says_it_does_not_do_is_an_open_item_not_a_risk():
     assert any(
         i.startswith("尚不支持（pkg/worker.py:11 处报错）：Dynamic CP does not support FP8") for i in zh
     )
+    # an example in a docstring, or a template the code writes out, raises nothing here
+    example = py(
+        [
+            '+    """Subclasses refuse what they lack:',
+            '+        raise NotImplementedError("no FP8 here")',
+            '+    """',
+        ]
+    )
+    assert not [i for i in analyze(record([example])).open_items if i.startswith("not supported")]
     reverted = analyze(record([unbuilt], title='Revert "[megatron] feat: dynamic CP"'))
     assert not [i for i in reverted.open_items if i.startswith("not supported")]
 

@@ -474,8 +474,8 @@ def scan_unsupported(words: WordPlaces, facts: CodeFacts, per_pr: int = 8) -> No
         if not line.startswith("+") or line.startswith("+++") or not _is_program(fd):
             continue
         at = max(line.find(w) for w in _UNSUPPORTED_WORDS)
-        if not in_program_code(line[1:], at - 1, fd.language):
-            continue
+        if not in_program_code(line[1:], at - 1, fd.language) or _in_docstring(fd, local):
+            continue  # a docstring's example raises nothing
         call = line[at:]
         if call.rstrip().endswith("("):  # the message stands on the lines below, up to the closing ")"
             window = fd.patch[local : local + _MESSAGE_WINDOW]  # the lines below, not the rest of the patch
