@@ -374,7 +374,7 @@ def test_what_added_code_says_it_does_not_do_is_an_open_item_not_a_risk():
     example = py(
         [
             '+    """Subclasses refuse what they lack:',
-            '+        raise NotImplementedError("no FP8 here")',
+            '+        raise NotImplementedError("this base has no FP8 training")',
             '+    """',
         ]
     )
