@@ -5,7 +5,14 @@ from heuristics_helpers import file, hunk, record, user
 
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.description import open_work, read_description, strip_template
-from workbench.analysis.discussion import cross_refs, link_relandings, read_discussion, reverted_pr
+from workbench.analysis.discussion import (
+    link_relandings,
+    read_discussion,
+    resolve_refs,
+    revert_statement,
+    reverted_pr,
+    written_refs,
+)
 from workbench.analysis.model import CrossRef, Description, Discussion
 from workbench.analysis.pipeline import analyze
 from workbench.records import KnownPRs
@@ -41,6 +48,14 @@ def code_file(lines: list[str]) -> dict:
 
 def desc(body: str) -> Description:
     return read_description("t", body, VERL)
+
+
+def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
+    """The references of `texts` (title, description, comments) as `analyze` resolves them: what they
+    write (with the description's own revert line), completed from the cache's PRs."""
+    own = revert_statement(texts[1]) if len(texts) > 1 and texts[1] else None
+    written = written_refs(repo, number, texts, own.group(1) if own else None)
+    return resolve_refs(written.refs, number, known_prs, written.revert_commit, written.revert_title)
 
 
 def refs(text: str, number: int = 7400, known: dict | None = None) -> dict[int, str]:

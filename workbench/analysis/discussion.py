@@ -237,14 +237,6 @@ _REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
 _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 
 
-def cross_refs(repo: str, number: int, texts: list[str], known_prs: dict | None) -> list[CrossRef]:
-    """The PRs and issues the texts (title first, then description and comments) point at, each once with
-    its strongest relation, resolved against the cache's {number: (title, state)}."""
-    own = revert_statement(texts[1]) if len(texts) > 1 and texts[1] else None  # the description's
-    written = written_refs(repo, number, texts, own.group(1) if own else None)
-    return resolve_refs(written.refs, number, known_prs, written.revert_commit, written.revert_title)
-
-
 # The revert line of a body: git's "This reverts commit <sha>." (or a person's "This partially reverts
 # commit <sha>") or GitHub's "Reverts owner/name#N".
 _REVERT_LINE = re.compile(
