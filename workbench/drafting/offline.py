@@ -363,36 +363,37 @@ _REASON_ZH = {
 }
 
 
+# The risk themes a key file's reason names ("risk: refusal, numerics") are identifiers; a reader gets words.
+_REASON_THEMES = {
+    "zh": {
+        "concurrency": "并发",
+        "memory": "内存",
+        "numerics": "数值",
+        "error_handling": "错误处理",
+        "security": "安全",
+        "markers": "TODO 标记",
+        "compatibility": "版本兼容",
+        "refusal": "新增报错",
+    },
+    "en": {"error_handling": "error handling", "refusal": "new errors", "markers": "TODO markers"},
+}
+
+
 def _reason(k, lang: str) -> str:
     """The heuristics' reason without what the item already says (role, size, symbols)."""
     parts = [p.strip() for p in k.reason.split(";") if p.strip()]
     parts = [p for p in parts if not re.match(r"^\w+, \+\d+/-\d+$", p) and not p.startswith("touches ")]
+    themes = _REASON_THEMES[lang]
+    parts = [
+        re.sub(r"[a-z_]+", lambda m: themes.get(m.group(0), m.group(0)), p) if p.startswith("risk: ") else p
+        for p in parts
+    ]
     if lang == "zh":
         parts = [
             _REASON_ZH.get(p, p).replace("risk: ", "风险：").replace("flags: ", "标记：").replace(", ", "、")
             for p in parts
         ]
-        themes = {
-            "concurrency": "并发",
-            "memory": "内存",
-            "numerics": "数值",
-            "error_handling": "错误处理",
-            "security": "安全",
-            "markers": "TODO 标记",
-            "compatibility": "版本兼容",
-            "refusal": "新增报错",
-        }
-        parts = [
-            re.sub(r"[a-z_]+", lambda m: themes.get(m.group(0), m.group(0)), p) if p.startswith("风险") else p
-            for p in parts
-        ]
         return "；".join(parts)
-    # the theme names are identifiers; a reader gets words
-    words = {"error_handling": "error handling", "refusal": "new errors", "markers": "TODO markers"}
-    parts = [
-        re.sub(r"[a-z_]+", lambda m: words.get(m.group(0), m.group(0)), p) if p.startswith("risk: ") else p
-        for p in parts
-    ]
     return "; ".join(parts)
 
 
