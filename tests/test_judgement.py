@@ -234,6 +234,71 @@ def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
     assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))
 
 
+def test_a_ci_or_script_setting_names_the_key_symbol_after_any_code_symbol():
+    workflow = file(
+        ".github/workflows/e2e_sft.yml",
+        hunk(
+            90,
+            [
+                "   e2e_sft:",
+                "-    timeout-minutes: 30 # raise as needed",
+                "+    timeout-minutes: 40 # raise as needed",
+            ],
+        ),
+    )
+    a = analyze(record([workflow], title="[ci] feat: longer e2e_sft timeout"))
+    assert a.key_symbols == ["timeout-minutes"] and a.signal("settings.changed").weight == 0
+    assert not a.risks  # the project's own job, no user's default
+    script = file(
+        "tests/special_e2e/run_async.sh",
+        hunk(
+            104,
+            [
+                "     actor_rollout_ref.actor.entropy_coeff=0",
+                "-    actor_rollout_ref.rollout.gpu_memory_utilization=0.80",
+                "+    actor_rollout_ref.rollout.gpu_memory_utilization=0.60",
+                "-    # trainer.n_gpus_per_node=8",
+                "+    # trainer.n_gpus_per_node=4",
+                "-    trainer.logger=console",
+                "+    trainer.logger=console  ",
+            ],
+        ),
+    )
+    b = analyze(record([script], title="[ci] fix: oom in the async test"))
+    assert b.key_symbols == ["gpu_memory_utilization"]  # not a comment, not a line only re-spaced
+    # beside code, the code's symbols come first
+    code = py(["+def drain_queue(q):", "+    return q.get()"], name="pkg/queue.py")
+    c = analyze(record([script, code], title="[rollout] fix: drain"))
+    assert c.key_symbols.index("drain_queue") < c.key_symbols.index("gpu_memory_utilization")
+
+
+def test_a_dependency_that_loses_its_pin_is_named_and_a_risk():
+    req = file("requirements-npu.txt", hunk(11, [" pybind11", "-ray==2.46.0", "+ray[default]", " wandb"]))
+    a = analyze(record([req], title="[ray] chore: update ray"))
+    compat = next(r for r in a.risks if r.kind == "compatibility")
+    assert compat.evidence[0].text == "ray: 2.46.0 -> ray[default] (no version)"
+    assert compat.evidence[0].file == "requirements-npu.txt" and a.key_symbols == ["ray"]
+    # still pinned in another spelling, or by the workspace; a setting that is no version; no manifest
+    cargo = file(
+        "crates/ruff/Cargo.toml",
+        hunk(
+            60,
+            [
+                '-similar = "2.2.1"',
+                '+similar = { version = "2.2.1" }',
+                '-memchr = "2.7.1"',
+                "+memchr = { workspace = true }",
+                "-debug = 1",
+                '+debug = "full"',
+            ],
+        ),
+    )
+    stub = file("vendor/typeshed/stdlib/tkinter/constants.pyi", hunk(1, ["-Key = 2.0", "+Key = KeyPress"]))
+    b = analyze(record([cargo, stub], title="Use workspace dependencies", repo="astral-sh/ruff"))
+    dep_texts = [e.text for s in b.signals if s.name == "deps.bump" for e in s.evidence]
+    assert not [t for t in dep_texts if "(no version)" in t]
+
+
 def test_a_workspace_version_bump_is_one_release_not_changed_defaults():
     crates = [
         file(f"crates/{c}/Cargo.toml", hunk(1, ['-version = "0.1.5"', '+version = "0.1.6"']))

@@ -522,29 +522,39 @@ _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
 
 
-# What a config key weighs as a key symbol: a changed default changes every run that never set it, so it
-# leads; a key added or removed is read like an added or removed definition.
-_CONFIG_KEY_WEIGHT = {"config.defaults": 3.0, "config.keys": 1.5}
+# What a key weighs as a key symbol: a changed default changes every run that never set it, so it
+# leads; a key added or removed is read like an added or removed definition. A CI job's or a script's
+# setting and a dependency are what a PR changing only those is about; they weigh less than any code
+# symbol (1.0 a hunk header, 1.5 an added definition), so in a PR with code they follow it.
+_CONFIG_KEY_WEIGHT = {"config.defaults": 3.0, "config.keys": 1.5, "settings.changed": 0.5, "deps.bump": 0.5}
+# A key as configs spell them: `max_num_seqs`, `timeout-minutes`, a package `ray`.
+_KEY = re.compile(r"[A-Za-z_][\w\-]*\Z")
 
 
 def _names_something(name: str) -> bool:
-    """A name worth a reader's attention: snake_case, dotted or CamelCase, not a plain word."""
-    return "_" in name or "." in name or name[1:] != name[1:].lower()
+    """A name worth a reader's attention: snake_case, kebab-case, dotted or CamelCase, not a plain word."""
+    return "_" in name or "-" in name or "." in name or name[1:] != name[1:].lower()
 
 
 def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
-    """The keys of changed defaults ("mode: sync -> async") and of added or removed config keys
-    ("added pad_to_max: true"), by weight. A key that comes or goes is a symbol only with a name of
-    its own (`pad_to_max`, not `enable`, which says nothing without the section it is in)."""
+    """The keys of changed defaults ("mode: sync -> async"), of added or removed config keys ("added
+    pad_to_max: true"), of changed CI or script settings and the packages of changed dependencies, by
+    weight. A key that comes or goes, or a setting, is a symbol only with a name of its own
+    (`pad_to_max`, not `enable`, which says nothing without the section it is in); a package is named
+    by its plain name (`ray`)."""
     keys: dict[str, float] = {}
     for s in signals:
         weight = _CONFIG_KEY_WEIGHT.get(s.name)
         for e in s.evidence if weight else []:
             text = e.text.removeprefix("added ").removeprefix("removed ")
-            key = text.split(":", 1)[0].strip().rsplit(".", 1)[-1]
-            if not (e.file and _IDENT.match(key)) or is_noise_symbol(key):
+            key = text.split(":", 1)[0].strip()
+            if s.name == "deps.bump":
+                key = key.split("[", 1)[0]  # `ray[default]`: the package, without its extras
+            else:
+                key = key.rsplit(".", 1)[-1]  # a Hydra path `actor.rollout.n`: its last part
+            if not (e.file and _KEY.match(key)) or is_noise_symbol(key):
                 continue
-            if s.name == "config.keys" and not _names_something(key):
+            if s.name in ("config.keys", "settings.changed") and not _names_something(key):
                 continue
             keys[key] = max(keys.get(key, 0.0), weight)
     return keys

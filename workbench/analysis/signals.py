@@ -713,9 +713,13 @@ _DEPENDENCY_VALUE = re.compile(r"\d+\.\d+|\bversion\b|\bpath\s*=|\bgit\s*=|\bwor
 
 def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     """Defaults changed: dataclass fields and argparse defaults in code, values of existing keys in
-    YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys)."""
+    YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys); values of
+    existing keys in CI workflows and shell scripts (settings.changed)."""
     defaults: list[_Find] = []
     keys: list[_Find] = []
+    # A CI job's or a script's own setting (a timeout, a Hydra override in a run script) is no user's
+    # default, but it is what such a PR changes: its key is the symbol a reader looks for.
+    settings: list[_Find] = []
     for fd in files:
         p = fd.patch
         # no removed line (an added file has none: no need to scan its patch, often the PR's longest)
@@ -748,14 +752,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                                 )
                             break
         elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
-            old_vals: dict[str, str] = {}
-            new_vals: dict[str, tuple[str, int]] = {}
-            # m.start() in "\n" + head is where the line starts in the patch
-            for m in _CONFIG_LINE.finditer("\n" + _first_lines(p, _MAX_KEY_LINES)):
-                if m.group(1) == "-":
-                    old_vals[m.group(2)] = _value(m.group(3))
-                else:
-                    new_vals[m.group(2)] = (_value(m.group(3)), m.start())
+            old_vals, new_vals = _key_values(p)
             for k, (v, at) in new_vals.items():
                 if k.startswith("_") or k == "version" or k in _DOC_KEYS:
                     # meta keys (`_target_`: which class reads the section) and documentation are not
@@ -777,11 +774,32 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 if k in new_vals or k == "version":
                     continue
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
+        elif fd.role == "ci" or fd.language in _SCRIPT_LANGUAGES:
+            old_vals, new_vals = _key_values(p)
+            for k, (v, at) in new_vals.items():
+                if k in old_vals and old_vals[k] != v:
+                    settings.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
     # a generated copy of a config follows its source: the source's lines are the evidence shown
     defaults.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
-    return _counted("config.defaults", "default values changed", defaults, conv) + _counted(
-        "config.keys", "config keys changed", keys, conv
+    return (
+        _counted("config.defaults", "default values changed", defaults, conv)
+        + _counted("config.keys", "config keys changed", keys, conv)
+        + _counted("settings.changed", "settings of CI jobs or scripts changed", settings, conv)
     )
+
+
+def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
+    """({key: removed value}, {key: (added value, where its line starts in the patch)}) of the
+    `key: value` / `key=value` lines in the patch's first lines."""
+    old_vals: dict[str, str] = {}
+    new_vals: dict[str, tuple[str, int]] = {}
+    # m.start() in "\n" + head is where the line starts in the patch
+    for m in _CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)):
+        if m.group(1) == "-":
+            old_vals[m.group(2)] = _value(m.group(3))
+        else:
+            new_vals[m.group(2)] = (_value(m.group(3)), m.start())
+    return old_vals, new_vals
 
 
 # Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an
@@ -801,6 +819,25 @@ _BUMP_TITLE = re.compile(
 _OWN_VERSION = re.compile(r"\n([+-])[ \t]*+\"?version\"?[ \t]*+[:=][ \t]*+\"([^\"\n]+)\"")
 # A dependency on a member of the same workspace: Cargo's `path = ...`, npm's `workspace:` protocol.
 _INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
+
+
+def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> list[_Find]:
+    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`):
+    what gets installed now depends on the day."""
+    finds: list[_Find] = []
+    if fd.role != "build":  # a manifest, not a vendored or generated file that happens to hold `x = 2`
+        return finds
+    for name, version in old.items():
+        if name in seen or "." not in version:  # `2.46.0` is a pin; `debug = 1` is a setting
+            continue
+        m = re.search(r"\n\+[ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])([^\n]*)", head, re.I)
+        # a version in another spelling (`{ version = "2.2" }`) or from the workspace still pins it
+        rest = m.group(1) if m else ""
+        pinned = any(c.isdigit() for c in rest) or "workspace" in rest or _INTERNAL_DEP.search(rest)
+        if m and not pinned:
+            spec = m.group(0)[2:].strip()[:60]
+            finds.append((fd.filename, fd.patch, m.start(), f"{name}: {version} -> {spec} (no version)"))
+    return finds
 
 
 _RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
@@ -835,6 +872,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
                     continue
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
+        ev += _unpinned(fd, head, old, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs: list[Signal] = []
     manifests = sum(len(v) for v in releases.values())
