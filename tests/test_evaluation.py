@@ -15,7 +15,7 @@ LABELS = """pr,verdict,audience,key_files,key_symbols,risks,reverts_pr,lines_cha
 1,skip,docs,docs/guide.md,,none,,2
 2,deep,rollout;everyone,pkg/sync.py,send;Sender._ack,concurrency;memory,,40
 3,skip,tests,pkg/other.py,,none,1,3
-4,deep,ci,.github/workflows/ci.yml,jobs.build.timeout;timeout=9,security,,2
+4,deep,ci,.github/workflows/ci.yml,jobs.build.timeout-minutes;timeout=9,security;memory,,2
 """
 
 
@@ -50,7 +50,12 @@ def labelled(tmp_path):
                 number=3,
             ),
             record(
-                [file(".github/workflows/ci.yml", hunk(1, ["-  timeout: 5", "+  timeout: 9"]))],
+                [
+                    file(
+                        ".github/workflows/ci.yml",
+                        hunk(1, ["-  timeout-minutes: 5", "+  timeout-minutes: 9"]),
+                    )
+                ],
                 title="[ci] fix: timeout",
                 number=4,
             ),
@@ -72,12 +77,13 @@ def test_eval_prints_agreement_and_misses(labelled, capsys):
     assert "audience named: 4/4 = 100%" in out
     assert "reverts linked: 1/1 = 100%" in out
     assert "#4 verdict: ours skip, theirs deep" in out
-    assert "#4 risk: missed security" in out
+    # one PR's misses in one order, whatever the hash seed
+    assert "#4 risk: missed memory\n  #4 risk: missed security" in out
     assert "#3 key_file: theirs first pkg/other.py" not in out  # the only file is our first
     assert "  concurrency" in out and "  memory" in out
-    # `send` (the hunk's function) is ours and `_ack` is not; `jobs.build.timeout` is the key `timeout`,
-    # which a CI edit does not make a symbol; `timeout=9` names none
-    assert "their key symbols among ours: 1/3 = 33% (PRs with one at least: 1/2 = 50%)" in out
+    # `send` (the hunk's function) is ours and `_ack` is not; `jobs.build.timeout-minutes` is the CI
+    # key `timeout-minutes`, ours too; `timeout=9` names none
+    assert "their key symbols among ours: 2/3 = 67% (PRs with one at least: 2/2 = 100%)" in out
 
 
 def test_evaluate_counts_risks_per_kind(labelled):
