@@ -341,3 +341,26 @@ def test_focus_carries_the_risk_evidence_of_its_file():
         "风险证据：`verl/workers/rollout/bucketed_weight_transfer.py:88` `self._ack_pending = True`"
         in b.focus[0]
     )
+
+
+def test_a_config_ci_or_script_file_in_focus_says_what_its_values_became():
+    from workbench.analysis.pipeline import analyze
+
+    rec = _record(title="[ci] fix: oom in the async test")
+    rec.files[:] = [
+        {
+            "filename": "tests/special_e2e/run_async.sh",
+            "status": "modified",
+            "additions": 1,
+            "deletions": 1,
+            "patch": "@@ -104,3 +104,3 @@\n     actor.entropy_coeff=0\n"
+            "-    actor_rollout_ref.rollout.gpu_memory_utilization=0.80\n"
+            "+    actor_rollout_ref.rollout.gpu_memory_utilization=0.60\n",
+        }
+    ]
+    a = analyze(rec)
+    zh, en = draft_offline(rec, a, "zh"), draft_offline(rec, a, "en")
+    assert "；改动 `actor_rollout_ref.rollout.gpu_memory_utilization: 0.80 -> 0.60`。" in zh.focus[0]
+    assert "; changes `actor_rollout_ref.rollout.gpu_memory_utilization: 0.80 -> 0.60`." in en.focus[0]
+    # a code file's focus names its symbols, not values
+    assert "改动" not in draft_offline(_record(), _analysis(), "zh").focus[0]

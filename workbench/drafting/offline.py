@@ -408,6 +408,18 @@ def _file_evidence(a: Analysis | None, filename: str) -> str:
     return ""
 
 
+# Signals whose evidence says what a value became: in a config, a manifest, a CI job or a script, that
+# is the change itself, and a brief that names the file should say it.
+_VALUE_SIGNALS = ("config.defaults", "settings.changed", "deps.bump")
+
+
+def _file_changes(a: Analysis | None, filename: str, sep: str) -> str:
+    """Up to two value changes read in this file ("timeout-minutes: 30 -> 40"), as code."""
+    signals = a.signals if a else []
+    texts = [e.text for s in signals if s.name in _VALUE_SIGNALS for e in s.evidence if e.file == filename]
+    return sep.join(_code(_one_line(t, 90)) for t in texts[:2])
+
+
 def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     out: list[str] = []
     for k in (a.key_files if a else [])[:3]:
@@ -419,12 +431,14 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
                 f"：{why}" if why else ""
             )
             item += f"；重点看 {syms}" if syms else ""
+            item += f"；改动 {changes}" if (changes := _file_changes(a, k.filename, sep)) else ""
             item += f"；风险证据：{ev}。" if (ev := _file_evidence(a, k.filename)) else "。"
         else:
             item = f"{_code(k.filename)} ({k.role}, +{k.additions}/−{k.deletions})" + (
                 f": {why}" if why else ""
             )
             item += f"; look at {syms}" if syms else ""
+            item += f"; changes {changes}" if (changes := _file_changes(a, k.filename, sep)) else ""
             item += f"; risk evidence: {ev}." if (ev := _file_evidence(a, k.filename)) else "."
         out.append(item)
     d = a.description if a else Description()
