@@ -272,6 +272,32 @@ def test_a_ci_or_script_setting_names_the_key_symbol_after_any_code_symbol():
     assert c.key_symbols.index("drain_queue") < c.key_symbols.index("gpu_memory_utilization")
 
 
+def test_a_docs_page_names_what_it_documents_after_any_code_symbol():
+    from workbench.analysis.patchscan import documented_names
+
+    rst = hunk(
+        9,
+        [
+            "-   User can set ``reward_model.reward_loop=True`` to enable it.",
+            "+   User can set ``reward_model.use_reward_loop=True`` to enable it.",
+            "+Subclass ``RewardLoopWorker`` and override ``run_single()``; see ``verl/experimental``.",
+            "+Set `max_num_seqs` in `yaml`, e.g. ``0.5``; ``@register`` adds it.",
+            " Unchanged ``context_line_name`` stays out.",
+        ],
+    )
+    assert documented_names(rst) == ["use_reward_loop", "RewardLoopWorker", "run_single", "max_num_seqs"]
+    page = file("docs/advance/reward_loop.rst", rst)
+    a = analyze(record([page], title="[doc] fix: reward_loop flag name"))
+    assert a.key_symbols[0] == "use_reward_loop" and "reward_loop" not in a.key_symbols
+    # beside code, the code's symbols come first, and the page's names do not lift its rank
+    code = py(["+def drain_queue(q):", "+    return q.get()"], name="pkg/queue.py")
+    names = "+See ``drain_queue``, ``QueueConfig`` and ``queue_size``."
+    big_page = file("docs/guide.rst", hunk(1, [names] + ["+More prose."] * 39))
+    b = analyze(record([big_page, code], title="[rollout] feat: drain"))
+    assert b.key_symbols.index("drain_queue") < b.key_symbols.index("QueueConfig")
+    assert b.key_files[0].filename == "pkg/queue.py"
+
+
 def test_a_dependency_that_loses_its_pin_is_named_and_a_risk():
     req = file("requirements-npu.txt", hunk(11, [" pybind11", "-ray==2.46.0", "+ray[default]", " wandb"]))
     a = analyze(record([req], title="[ray] chore: update ray"))

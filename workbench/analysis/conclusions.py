@@ -12,7 +12,7 @@ from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
-from .patchscan import is_noise_symbol
+from .patchscan import is_noise_symbol, names_something
 from .signals import CodeFacts, Hit
 
 READ_COST = {
@@ -499,7 +499,8 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
     score += min(facts.risk_per_file.get(fd.filename, 0), 5)
     if fd.filename in named:
         score += 1.5
-    score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
+    if fd.role != "docs":  # a page's inline code names what it documents, not definitions it changes
+        score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
     if fd.filename in leading:
         score += 4.0
     if "generated" in fd.filename.rsplit("/", 1)[-1].lower():
@@ -531,11 +532,6 @@ _CONFIG_KEY_WEIGHT = {"config.defaults": 3.0, "config.keys": 1.5, "settings.chan
 _KEY = re.compile(r"[A-Za-z_][\w\-]*\Z")
 
 
-def _names_something(name: str) -> bool:
-    """A name worth a reader's attention: snake_case, kebab-case, dotted or CamelCase, not a plain word."""
-    return "_" in name or "-" in name or "." in name or name[1:] != name[1:].lower()
-
-
 def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
     """The keys of changed defaults ("mode: sync -> async"), of added or removed config keys ("added
     pad_to_max: true"), of changed CI or script settings and the packages of changed dependencies, by
@@ -554,7 +550,7 @@ def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
                 key = key.rsplit(".", 1)[-1]  # a Hydra path `actor.rollout.n`: its last part
             if not (e.file and _KEY.match(key)) or is_noise_symbol(key):
                 continue
-            if s.name in ("config.keys", "settings.changed") and not _names_something(key):
+            if s.name in ("config.keys", "settings.changed") and not names_something(key):
                 continue
             keys[key] = max(keys.get(key, 0.0), weight)
     return keys
@@ -570,7 +566,7 @@ def pick_key_symbols(
         scores[key] = scores.get(key, 0.0) + weight
     for span in desc.code_spans:
         name = span.rstrip("()")
-        if _IDENT.match(span) and _names_something(name):
+        if _IDENT.match(span) and names_something(name):
             short = name.rsplit(".", 1)[-1]
             if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
                 continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols

@@ -440,6 +440,33 @@ def is_noise_symbol(name: str) -> bool:
     return len(short) <= 1 or short.lower() in NOISE_SYMBOLS or short in _PASSING_TRAITS
 
 
+def names_something(name: str) -> bool:
+    """A name worth a reader's attention: snake_case, kebab-case, dotted or CamelCase, not a plain word."""
+    return "_" in name or "-" in name or "." in name or name[1:] != name[1:].lower()
+
+
+# Inline code on an added line of prose: ``name`` (reStructuredText) or `name` (Markdown). A config
+# override (``reward_model.use_reward_loop=True``) or a call (`run_single()`) names what is left of `=`/`(`.
+_ADDED_LINE = re.compile(r"\n\+[^\n]*")
+_CODE_SPAN = re.compile(r"``([^`\n]{2,80})``|`([^`\n]{2,80})`")
+_DOCUMENTED = re.compile(r"@?([A-Za-z_][\w.]*)(?:\(\)|=[^\s=]*)?")
+
+
+def documented_names(patch: str) -> list[str]:
+    """The names a prose patch writes in inline code on its added lines, in order, each once: the last
+    part of a dotted name, and only names that name something (`max_num_seqs`, `RewardLoopWorker`)."""
+    names: dict[str, None] = {}
+    for line in _ADDED_LINE.findall("\n" + patch):
+        if "`" not in line:
+            continue
+        for m in _CODE_SPAN.finditer(line):
+            span = _DOCUMENTED.fullmatch((m.group(1) or m.group(2)).strip())
+            name = span.group(1).rsplit(".", 1)[-1] if span else ""
+            if name and names_something(name) and not is_noise_symbol(name):
+                names[name] = None
+    return list(names)
+
+
 _MODIFIERS = (
     r"(?:(?:pub(?:\([^)\n]*\))?|export|default|async|unsafe|const|static|public|private|protected|internal|"
     r"final|abstract|override|open|sealed|data|inline|virtual|extern(?:[ \t]+\"[^\"\n]*\")?|declare|"

@@ -20,6 +20,7 @@ from .patchscan import (
     WordPlaces,
     added_python_methods,
     definition_lines,
+    documented_names,
     hunk_section_texts,
     in_python_docstring,
     is_noise_symbol,
@@ -602,6 +603,14 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     signature_ev: list[_Find] = []
     ast_budget = 60_000  # characters of patch per PR worth an ast.parse
     for fd in files:
+        if fd.role == "docs" and fd.patch:
+            # what a page documents is named in its inline code; weighed as a test's symbols, below any
+            # code symbol, so they lead only a PR that is mostly documentation
+            documented = documented_names(fd.patch)
+            for name in documented:
+                facts.symbols[name] = facts.symbols.get(name, 0) + 0.3
+            facts.file_symbols[fd.filename] = documented
+            continue
         if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
             continue
         symbols = facts.symbols
