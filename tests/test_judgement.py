@@ -298,6 +298,26 @@ def test_a_docs_page_names_what_it_documents_after_any_code_symbol():
     assert b.key_files[0].filename == "pkg/queue.py"
 
 
+def test_the_type_a_pr_adds_leads_the_methods_every_implementation_repeats():
+    tools = [
+        file(
+            f"pkg/tools/{name.lower()}.py",
+            hunk(1, [f"+class {name}(Tool):", "+    def run(self, args):", "+        return args"]),
+            status="added",
+        )
+        for name in ("Calculator", "JsonGet", "BaseConvert")
+    ]
+    loop = file(
+        "pkg/agent/loop.py",
+        hunk(1, ["+def start_loop(cfg):", "+    return AgentLoop(cfg)", "+class AgentLoop:", "+    pass"]),
+        status="added",
+    )
+    a = analyze(record([loop, *tools], title="[agent] feat: multi-turn agent loop"))
+    # every tool's `run` is one interface implemented three times: not three times the weight
+    assert a.key_symbols[0] == "AgentLoop"
+    assert a.key_symbols.index("start_loop") < a.key_symbols.index("run")
+
+
 def test_a_dependency_that_loses_its_pin_is_named_and_a_risk():
     req = file("requirements-npu.txt", hunk(11, [" pybind11", "-ray==2.46.0", "+ray[default]", " wandb"]))
     a = analyze(record([req], title="[ray] chore: update ray"))

@@ -602,18 +602,19 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     removed_ev: list[Evidence] = []
     signature_ev: list[_Find] = []
     ast_budget = 60_000  # characters of patch per PR worth an ast.parse
+    per_file: list[dict[str, float]] = []  # each file's symbol weights, combined below
     for fd in files:
         if fd.role == "docs" and fd.patch:
             # what a page documents is named in its inline code; weighed as a test's symbols, below any
             # code symbol, so they lead only a PR that is mostly documentation
             documented = documented_names(fd.patch)
-            for name in documented:
-                facts.symbols[name] = facts.symbols.get(name, 0) + 0.3
+            per_file.append(dict.fromkeys(documented, 0.3))
             facts.file_symbols[fd.filename] = documented
             continue
         if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
             continue
-        symbols = facts.symbols
+        symbols: dict[str, float] = {}
+        per_file.append(symbols)
         w = 1.0 if fd.role == "code" else 0.3
         names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
         for n in dict.fromkeys(names):
@@ -625,6 +626,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         removed: dict[str, str] = {}
         public: set[str] = set()
         added_indents: set[str] = set()
+        types: set[str] = set()  # added classes, structs, enums, traits, interfaces
         # one scan anchored on newlines finds every added or removed definition line
         for m in definition_lines(fd.patch, fd.language):
             name = m.group("name")
@@ -634,6 +636,8 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             if _is_public(fd.language, m.group("mods"), name):
                 public.add(name)
             if m.group("sign") == "+":
+                if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
+                    types.add(name)
                 added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
                 added_indents.add(m.group("indent"))
             else:
@@ -643,7 +647,8 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             continue
         for name in added:
             names.append(name)
-            symbols[name] = symbols.get(name, 0) + (1.5 if fd.role == "code" else 0.3)
+            weight = 1.5 if fd.role == "code" else 0.3
+            symbols[name] = symbols.get(name, 0) + weight + (_NEW_TYPE_BONUS if name in types else 0)
         if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
             ast_budget -= len(fd.patch)
             # methods: the qualified name says where they live (top-level names come from the def lines);
@@ -669,6 +674,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
                 sig, start = added[name]
                 signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
+    _combine_files(facts.symbols, per_file)
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     if removed_ev:
@@ -682,6 +688,20 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         )
     sigs += _counted("api.signature", "public signatures changed", signature_ev, conv)
     return sigs
+
+
+# A type the PR adds is the design a reader studies; its methods are how it works. The type leads them.
+_NEW_TYPE_BONUS = 0.25
+_TYPE_KEYWORD = re.compile(r"\b(?:class|struct|enum|trait|interface)\b")
+
+
+def _combine_files(symbols: dict[str, float], per_file: list[dict[str, float]]) -> None:
+    """Each name's weight across files: its heaviest file's. A name defined or touched in many files is
+    one interface implemented again and again (every tool's `run`, every callback's `on_step_end`);
+    summed, such names outranked the interface and the types the PR is about."""
+    for weights in per_file:
+        for name, w in weights.items():
+            symbols[name] = max(symbols.get(name, 0.0), w)
 
 
 def _value(v: str) -> str:
