@@ -243,32 +243,6 @@ def test_new_line_at_agrees_with_unidiff(hunks_spec):
             pos = patch.find("\n", pos) + 1 if patch.find("\n", pos) >= 0 else len(patch)
 
 
-def test_added_python_symbols_from_self_contained_blocks():
-    from workbench.analysis.diff import added_python_symbols
-
-    p = hunk(
-        10,
-        [
-            " x = 1",
-            "+class Sender:",
-            "+    def _cleanup(self, force: bool = False):",
-            "+        del self.buf",
-            "+",
-            "+    async def ack(self):",
-            "+        pass",
-            " y = 2",
-            "+    def broken(",
-            "+        a,",
-        ],
-    )
-    got = added_python_symbols(p)
-    assert got == [("Sender", ""), ("Sender._cleanup", "(self, force: bool=False)"), ("Sender.ack", "(self)")]
-    # a fragment (no def/class start, or not parseable alone) gives nothing, and never raises
-    assert added_python_symbols(hunk(1, ["+    return x", "+)"])) == []
-    assert added_python_symbols(hunk(1, ["+def f(:"])) == []
-    assert added_python_symbols("") == []
-
-
 def test_lexer_index_matches_what_fnmatch_matches():
     """The indexed lookup (exact names, suffixes, then the few other patterns) must accept exactly the
     rows a plain fnmatch over the whole pygments table accepts, for names built from every pattern."""

@@ -645,24 +645,6 @@ def test_analysis_frame_one_row_per_pr():
     assert analysis_frame([]).empty
 
 
-def test_methods_named_with_their_class_via_ast():
-    f = file(
-        "pkg/sender.py",
-        hunk(
-            1,
-            [
-                "+class BucketSender:",
-                "+    def _wait_for_acks(self, timeout=30):",
-                "+        return self.sock.recv()",
-            ],
-        ),
-        status="added",
-    )
-    a = analyze(record([f]))
-    assert "BucketSender._wait_for_acks" in a.key_symbols
-    assert "BucketSender._wait_for_acks" in a.key_files[0].symbols
-
-
 def test_open_items_name_marker_lines_and_keep_stable_prefixes():
     a = analyze(record([code_file(["     x = 1", "+    # FIXME: leaks on retry"] + code_lines(30), start=7)]))
     assert "marker added in pkg/engine.py:8: # FIXME: leaks on retry" in a.open_items

@@ -1,6 +1,6 @@
 """The shortcuts the heuristics take for speed give what the plain way gives (see the commit messages of
-signals.py, patchscan.py and describe.py): nested names only, keys in a patch's first 401 lines only,
-line numbers only on the evidence shown, sentences only as far as used."""
+signals.py, patchscan.py and describe.py): keys in a patch's first 401 lines only, line numbers only on
+the evidence shown, sentences only as far as used."""
 
 from __future__ import annotations
 
@@ -8,53 +8,13 @@ from heuristics_helpers import file, hunk, record
 
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.description import _sentences, read_description
-from workbench.analysis.diff import added_python_symbols, parse_files
-from workbench.analysis.patchscan import added_python_methods
+from workbench.analysis.diff import parse_files
 from workbench.analysis.pipeline import analyze
 from workbench.analysis.signals import scan_defaults, scan_deps
 
 
 def _sig(a, name):
     return next(s for s in a.signals if s.name == name)
-
-
-def test_nested_only_keeps_the_dotted_names_of_the_full_parse():
-    lone = hunk(10, ["+def helper(x, y=1):", "+    return x + y"])
-    nested = hunk(
-        40,
-        [
-            "+class Engine:",
-            "+    def _cleanup(self):",
-            "+        pass",
-            "+    async def run(self, n):",
-            "+        pass",
-        ],
-    )
-    deep = hunk(80, ["+def outer():", "+    def inner():", "+        return 1", "+    return inner"])
-    for patch in (lone, nested, deep, "\n".join([lone, nested, deep]), ""):
-        full = added_python_symbols(patch)
-        assert added_python_symbols(patch, nested_only=True) == [(q, s) for q, s in full if "." in q]
-    assert [q for q, _ in added_python_symbols(nested, nested_only=True)] == ["Engine._cleanup", "Engine.run"]
-    assert added_python_symbols(lone, nested_only=True) == []  # a lone function: nothing nested
-    a = analyze(record([file("pkg/engine.py", nested, deep)]))
-    assert "Engine._cleanup" in a.key_symbols and "outer.inner" in a.key_symbols
-
-
-def test_methods_are_the_nested_names_and_one_level_runs_are_not_parsed(monkeypatch):
-    row = hunk(10, ["+def first(x):", "+    return x", "+", "+def second(y):", "+    return y"])
-    nested = hunk(40, ["+class Engine:", "+    def _cleanup(self):", "+        pass"])
-    deep = hunk(80, ["+async def outer():", "+    class Inner:", "+        pass", "+    return Inner"])
-    for patch in (row, nested, deep, "\n".join([row, nested, deep]), ""):
-        names = [q for q, _s in added_python_symbols(patch, nested_only=True)]
-        assert added_python_methods(patch) == names
-    assert added_python_methods(deep) == ["outer.Inner"]
-    import ast
-
-    parsed = []
-    real_parse = ast.parse
-    monkeypatch.setattr(ast, "parse", lambda src, *a, **k: parsed.append(src) or real_parse(src, *a, **k))
-    assert added_python_methods(row) == [] and parsed == []  # two functions side by side: no parse
-    assert added_python_methods(nested) == ["Engine._cleanup"] and len(parsed) == 1
 
 
 def _yaml_patch(n_plain: int, changed: str) -> str:

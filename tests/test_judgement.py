@@ -318,6 +318,26 @@ def test_the_type_a_pr_adds_leads_the_methods_every_implementation_repeats():
     assert a.key_symbols.index("start_loop") < a.key_symbols.index("run")
 
 
+def test_a_class_and_its_methods_are_named_once_each_the_class_first():
+    engine = file(
+        "pkg/engine.py",
+        hunk(
+            10,
+            [
+                " x = 1",
+                "+class Sender:",
+                "+    def _cleanup(self, force: bool = False):",
+                "+        del self.buf",
+                "+",
+                "+    async def ack(self):",
+                "+        pass",
+            ],
+        ),
+    )
+    a = analyze(record([engine], title="[worker] feat: sender"))
+    assert a.key_symbols == ["Sender", "_cleanup", "ack"]
+
+
 def test_a_dependency_that_loses_its_pin_is_named_and_a_risk():
     req = file("requirements-npu.txt", hunk(11, [" pybind11", "-ray==2.46.0", "+ray[default]", " wandb"]))
     a = analyze(record([req], title="[ray] chore: update ray"))

@@ -23,7 +23,6 @@ from .patchscan import HUNK_HEADER as _HUNK_HEADER
 from .patchscan import (
     Concat,
     added_lines_with,
-    added_python_symbols,
     hunk_sections,
     line_bounds,
     new_line_at,
@@ -575,7 +574,6 @@ __all__ = [
     "parse_hunks",
     "Concat",
     "added_lines_with",
-    "added_python_symbols",
     "hunk_sections",
     "line_bounds",
     "new_line_at",

@@ -18,7 +18,6 @@ from .diff import Concat, FileDiff, added_lines_with, new_line_at
 from .model import Evidence, Signal
 from .patchscan import (
     WordPlaces,
-    added_python_methods,
     definition_lines,
     documented_names,
     hunk_section_texts,
@@ -601,7 +600,6 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     (`patchscan.is_noise_symbol`); snapshot files are recorded output, not definitions."""
     removed_ev: list[Evidence] = []
     signature_ev: list[_Find] = []
-    ast_budget = 60_000  # characters of patch per PR worth an ast.parse
     per_file: list[dict[str, float]] = []  # each file's symbol weights, combined below
     for fd in files:
         if fd.role == "docs" and fd.patch:
@@ -625,7 +623,6 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         added: dict[str, tuple[str, int]] = {}
         removed: dict[str, str] = {}
         public: set[str] = set()
-        added_indents: set[str] = set()
         types: set[str] = set()  # added classes, structs, enums, traits, interfaces
         # one scan anchored on newlines finds every added or removed definition line
         for m in definition_lines(fd.patch, fd.language):
@@ -639,7 +636,6 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
                     types.add(name)
                 added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
-                added_indents.add(m.group("indent"))
             else:
                 removed[name] = sig
         if not added and not removed:
@@ -649,16 +645,6 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             names.append(name)
             weight = 1.5 if fd.role == "code" else 0.3
             symbols[name] = symbols.get(name, 0) + weight + (_NEW_TYPE_BONUS if name in types else 0)
-        if added and fd.language == "Python" and fd.role == "code" and ast_budget > 0:
-            ast_budget -= len(fd.patch)
-            # methods: the qualified name says where they live (top-level names come from the def lines);
-            # nothing nests where every added definition stands at one indentation: no runs to look for
-            nested = added_python_methods(fd.patch, max_chars=20_000) if len(added_indents) > 1 else []
-            for qual in nested:
-                if is_noise_symbol(qual):
-                    continue
-                names.append(qual)
-                symbols[qual] = symbols.get(qual, 0) + 1.0
         for name in removed:
             if name not in added:
                 names.append(name)
