@@ -234,6 +234,45 @@ def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
     assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))
 
 
+def test_a_new_switch_that_is_on_changes_what_every_run_does():
+    yaml = file(
+        "pkg/config/engine/megatron.yaml",
+        hunk(
+            20,
+            [
+                " dist_checkpointing_prefix: ''",
+                "+# Pad every micro-batch to the mini-batch max (BSHD only).",
+                "+pad_bshd_to_minibatch_max: True",
+                "+",
+                " trainer:",
+                "+  balance_batch: true",
+                "+  quiet: false",
+                "+  distillation:",
+                "+    # a new feature's own fields",
+                "+    use_task_rewards: true",
+            ],
+        ),
+    )
+    a = analyze(record([yaml], title="[megatron] feat: pad BSHD micro-batches"))
+    risk = next(r for r in a.risks if r.kind == "config-default-change")
+    assert risk.why.startswith("a new setting is on by default")
+    shown = [e.text for e in a.signal("config.on_by_default").evidence]
+    assert shown == ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"]
+    assert risk.evidence[0].line == 22  # after the context line 20 and the comment
+    # a new file, a switch that is off, Cargo's inheritance: nothing is switched on for existing runs
+    new_file = file("pkg/config/new.yaml", hunk(1, ["+enable_x: true"]), status="added")
+    cargo = file(
+        "crates/a/Cargo.toml", hunk(3, [' name = "a"', "-edition = '2021'", "+edition.workspace = true"])
+    )
+    b = analyze(record([new_file, cargo], title="[cfg] chore: configs"))
+    assert not b.signal("config.on_by_default") and "config-default-change" not in kinds(b)
+    # TOML: a key under a table the patch adds is that table's field
+    from workbench.analysis.patchscan import in_added_section
+
+    toml = "@@ -1,2 +1,4 @@\n [tool]\n+strict = true\n+[tool.new]\n+fast = true"
+    assert not in_added_section(toml, toml.index("+strict")) and in_added_section(toml, toml.index("+fast"))
+
+
 def test_a_ci_or_script_setting_names_the_key_symbol_after_any_code_symbol():
     workflow = file(
         ".github/workflows/e2e_sft.yml",

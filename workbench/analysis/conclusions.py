@@ -251,6 +251,10 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
         "config-default-change",
         "a default changes: runs that never set it behave differently",
     ),
+    "config.on_by_default": (
+        "config-default-change",
+        "a new setting is on by default: runs that never set it take the new path",
+    ),
     "risk.compatibility": (
         "compatibility",
         "code branches on library versions: behaviour differs per environment",

@@ -54,6 +54,27 @@ def line_bounds(text: str, pos: int) -> tuple[int, int]:
     return start, (len(text) if end < 0 else end)
 
 
+def in_added_section(patch: str, start: int) -> bool:
+    """Whether the line starting at `start` stands in a section the patch adds: the nearest line above
+    it that is less indented (YAML, JSON) or a `[table]` header (TOML) is an added line. Comments,
+    blanks and removed lines are passed over; a hunk that starts inside the section leaves it an old one."""
+    end = patch.find("\n", start)
+    body = patch[start + 1 : end if end >= 0 else len(patch)]
+    indent = len(body) - len(body.lstrip())
+    pos = start
+    while pos > 0:
+        above = patch.rfind("\n", 0, pos - 1) + 1
+        line, pos = patch[above : pos - 1], above
+        if line.startswith("@@"):
+            return False
+        text = line[1:].strip()
+        if line.startswith("-") or not text or text.startswith(("#", "//")):
+            continue
+        if len(line) - 1 - len(line[1:].lstrip()) < indent or text.startswith("["):
+            return line.startswith("+")
+    return False
+
+
 def added_lines_with(
     text: str, needle: str, *, word: bool = True, sign: str = "+", limit: int = 50, max_scan: int = 400
 ) -> Iterator[tuple[int, str]]:

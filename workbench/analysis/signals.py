@@ -21,6 +21,7 @@ from .patchscan import (
     definition_lines,
     documented_names,
     hunk_section_texts,
+    in_added_section,
     in_python_docstring,
     is_noise_symbol,
     new_python_definition,
@@ -735,6 +736,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     # A CI job's or a script's own setting (a timeout, a Hydra override in a run script) is no user's
     # default, but it is what such a PR changes: its key is the symbol a reader looks for.
     settings: list[_Find] = []
+    switched_on: list[_Find] = []
     for fd in files:
         p = fd.patch
         # no removed line (an added file has none: no need to scan its patch, often the PR's longest)
@@ -785,6 +787,12 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
                 elif k not in old_vals:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
+                    # a new switch, on, in a section runs already have: every run that never heard of it
+                    # now takes its path (a new section's fields configure a new feature; Cargo's
+                    # `edition.workspace = true` inherits a value, it switches nothing)
+                    on = v.lower() == "true" and not k.endswith("workspace")
+                    if on and fd.status != "added" and not in_added_section(p, at):
+                        switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
             for k in old_vals:  # in file order: a set difference's order changes with the hash seed
                 if k in new_vals or k == "version":
                     continue
@@ -796,10 +804,12 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     settings.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
     # a generated copy of a config follows its source: the source's lines are the evidence shown
     defaults.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
+    switched_on.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
     return (
         _counted("config.defaults", "default values changed", defaults, conv)
         + _counted("config.keys", "config keys changed", keys, conv)
         + _counted("settings.changed", "settings of CI jobs or scripts changed", settings, conv)
+        + _counted("config.on_by_default", "new settings on by default", switched_on, conv)
     )
 
 
