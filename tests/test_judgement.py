@@ -198,6 +198,31 @@ def test_every_pr_gets_an_audience_with_default_conventions():
     assert v.audiences[0] == "rollout"
 
 
+def test_a_test_beside_code_is_read_by_the_code_owners_not_test_maintainers():
+    verl = load_conventions("verl-project/verl")
+    fix = py(["-    n = 1", "+    n = 2"], name="verl/workers/engine/fsdp/transformer_impl.py")
+    test = file(
+        "tests/workers/test_distillation_on_cpu.py", hunk(1, [f"+    assert out[{i}]" for i in range(80)])
+    )
+    a = analyze(
+        record([test, fix], title="[fsdp] fix: topk outputs", repo="verl-project/verl"), conventions=verl
+    )
+    assert a.audiences == ["engine-fsdp"]
+    alone = analyze(
+        record([test], title="[ci] test: more asserts", repo="verl-project/verl"), conventions=verl
+    )
+    assert alone.audiences[0] == "tests"  # a change to tests alone is for test maintainers
+    # a test that lives in a code area (a linter rule's fixture) still names that area's readers
+    ruff = load_conventions("astral-sh/ruff")
+    fixture = file(
+        "crates/ruff_linter/resources/test/fixtures/flake8_simplify/SIM222.py",
+        hunk(1, [f"+x{i} = (a or b)" for i in range(12)]),
+    )
+    helper = file("crates/ruff_python_ast/src/helpers.rs", hunk(1, ["-    a", "+    b"] * 7))
+    r = analyze(record([fixture, helper], title="Fix SIM222", repo="astral-sh/ruff"), conventions=ruff)
+    assert "linter" in r.audiences
+
+
 def test_size_uses_pr_totals_when_patches_are_omitted():
     big = {"filename": "pkg/huge.py", "status": "modified", "additions": 0, "deletions": 0}
     other = {"filename": "pkg/other.py", "status": "modified", "additions": 0, "deletions": 0}

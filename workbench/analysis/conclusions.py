@@ -203,6 +203,9 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
         for name in mapped or ([] if curated else [tag]):
             add(name)
     votes: dict[str, float] = {}
+    # A test is read by whoever owns the code it tests: beside code, test maintainers (the role area
+    # "tests") are no reader of it, while the code area a test lives in (a linter rule's fixtures) is.
+    with_code = any(fd.role == "code" for fd in f.files)
     for fd in f.files:
         if fd.role in ("generated", "binary"):
             continue
@@ -211,6 +214,8 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
         if not found and not curated:  # default conventions: a code area names its own audience
             area = conv.area_of(fd.filename)
             found = [area] if area not in ROLE_AREAS or area in conv.audiences else []
+        if with_code and fd.role == "test":
+            found = [name for name in found if name not in ROLE_AREAS]
         for name in found:
             votes[name] = votes.get(name, 0) + weight
     total = sum(votes.values())
