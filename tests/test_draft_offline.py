@@ -364,3 +364,38 @@ def test_a_config_ci_or_script_file_in_focus_says_what_its_values_became():
     assert "; changes `actor_rollout_ref.rollout.gpu_memory_utilization: 0.80 -> 0.60`." in en.focus[0]
     # a code file's focus names its symbols, not values
     assert "改动" not in draft_offline(_record(), _analysis(), "zh").focus[0]
+
+
+def test_a_changed_default_is_said_first_and_once_and_a_told_theme_heads_nothing():
+    default = Signal(
+        "config.on_by_default",
+        "new settings on by default (1)",
+        0.5,
+        [Evidence("verl/trainer/config/engine/megatron.yaml", 108, "added pad_bshd_to_minibatch_max: True")],
+    )
+    told = Signal("risk.memory", "memory (in the description)", 0.75, [Evidence(None, None, "fixes an OOM")])
+    concurrency = _analysis().signals[0]
+    quiet = dict(open_items=[], cross_refs=[], discussion=Discussion(), description=Description(text="…"))
+    value = Signal(
+        "config.defaults", "default values changed (1)", 1.0, [Evidence("verl/c.yaml", 3, "n: 1 -> 2")]
+    )
+    a = _analysis(**quiet, signals=[told, concurrency, default, value])
+    zh = draft_offline(_record(), a, "zh")
+    assert zh.open_items == [  # one theme once, even when two signals found it
+        "默认值风险需核实：`verl/trainer/config/engine/megatron.yaml:108` `added pad_bshd_to_minibatch_max: True`",
+        "并发风险需核实：`verl/x.py:10` `self._ack_pending = True`",
+    ]
+    assert "涉及并发与默认值" in zh.headline and "内存" not in zh.headline  # memory: the description's word
+    en = draft_offline(_record(), a, "en")
+    assert en.open_items[0].startswith("Changed defaults risk to verify: ")
+    assert "touching concurrency and changed defaults" in en.headline
+    # a line the focus already quotes is not asked again below it
+    config_key_file = KeyFile(
+        "verl/trainer/config/engine/megatron.yaml", "config", "a changed default", 5.0, 1, 0, []
+    )
+    b = _analysis(
+        open_items=[], cross_refs=[], discussion=Discussion(), signals=[default], key_files=[config_key_file]
+    )
+    quoted = draft_offline(_record(), b, "zh")
+    assert "改动 `added pad_bshd_to_minibatch_max: True`" in quoted.focus[0]
+    assert not any("默认值风险需核实" in x for x in quoted.open_items)

@@ -642,10 +642,10 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         if not added and not removed:
             facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
             continue
+        added_weight = 1.5 if fd.role == "code" else 0.3
         for name in added:
             names.append(name)
-            weight = 1.5 if fd.role == "code" else 0.3
-            symbols[name] = symbols.get(name, 0) + weight + (_NEW_TYPE_BONUS if name in types else 0)
+            symbols[name] = symbols.get(name, 0) + added_weight + (_NEW_TYPE_BONUS if name in types else 0)
         for name in removed:
             if name not in added:
                 names.append(name)

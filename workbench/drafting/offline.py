@@ -207,6 +207,9 @@ def _code(name: str) -> str:
     return f"`{name.replace('`', '')}`"
 
 
+# The themes a headline names and a brief asks to verify, by the signal that found them in the diff. A
+# changed default is what a reader most needs told (a run that never set it now behaves differently),
+# whether a value changed or a new switch is on.
 RISK_THEMES = {
     "zh": {
         "risk.concurrency": "并发",
@@ -214,6 +217,8 @@ RISK_THEMES = {
         "risk.numerics": "数值",
         "risk.error_handling": "错误处理",
         "risk.security": "安全",
+        "config.defaults": "默认值",
+        "config.on_by_default": "默认值",
     },
     "en": {
         "risk.concurrency": "concurrency",
@@ -221,6 +226,8 @@ RISK_THEMES = {
         "risk.numerics": "numerics",
         "risk.error_handling": "error handling",
         "risk.security": "security",
+        "config.defaults": "changed defaults",
+        "config.on_by_default": "changed defaults",
     },
 }
 HEAD_VERBS = {
@@ -255,10 +262,15 @@ def _anchor(record: PRRecord, analysis: Analysis | None) -> tuple[str, str | Non
 
 
 def _themes(analysis: Analysis | None, lang: str) -> list[str]:
+    """The risk themes lines of the diff show (a theme the description alone names is what the PR is
+    about, not where it is risky), each once, at most two."""
     names = RISK_THEMES[lang]
-    return [names[s.name] for s in (analysis.signals if analysis else []) if s.name in names and s.evidence][
-        :2
+    found = [
+        names[s.name]
+        for s in (analysis.signals if analysis else [])
+        if s.name in names and any(e.file for e in s.evidence)
     ]
+    return list(dict.fromkeys(found))[:2]
 
 
 def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> str:
@@ -410,7 +422,7 @@ def _file_evidence(a: Analysis | None, filename: str) -> str:
 
 # Signals whose evidence says what a value became: in a config, a manifest, a CI job or a script, that
 # is the change itself, and a brief that names the file should say it.
-_VALUE_SIGNALS = ("config.defaults", "settings.changed", "deps.bump")
+_VALUE_SIGNALS = ("config.defaults", "config.on_by_default", "settings.changed", "deps.bump")
 
 
 def _file_changes(a: Analysis | None, filename: str, sep: str) -> str:
@@ -506,12 +518,15 @@ def _risk_items(a: Analysis | None, lang: str, taken: str) -> list[str]:
     a line of the diff is something to verify: a theme the description alone names ("fixes a crash")
     says what the PR is about, not where it is risky."""
     out = []
-    for s in a.signals if a else []:
+    said: set[str] = set()
+    changed_defaults_first = sorted(a.signals if a else [], key=lambda s: not s.name.startswith("config."))
+    for s in changed_defaults_first:
         theme = RISK_THEMES[lang].get(s.name)
         in_diff = [e for e in s.evidence if e.file]
-        if theme is None or not in_diff or in_diff[0].text in taken:
+        if theme is None or theme in said or not in_diff or in_diff[0].text in taken:
             continue
         e = in_diff[0]
+        said.add(theme)
         taken += " " + e.text
         line = _code(_one_line(e.text, 100))
         where = _where(e)
@@ -538,7 +553,9 @@ def _checked(x) -> bool:
     )
 
 
-def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
+def _open_items(record: PRRecord, a: Analysis | None, lang: str, shown: str = "") -> list[str]:
+    """What the PR leaves open, and up to two risks to verify whose lines `shown` (the focus) does not
+    quote already."""
     zh = lang == "zh"
     # the author's promises go to next steps; everything else the heuristics found stays here
     out = [
@@ -574,7 +591,7 @@ def _open_items(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
             )
         for t in (a.truncated if a else [])[:2]:
             out.append(f"数据不全：{t}" if zh else f"Incomplete data: {t}")
-    out += _risk_items(a, lang, taken=" ".join(out))
+    out += _risk_items(a, lang, taken=" ".join([shown, *out]))
     # nothing found is said by saying nothing: "check test coverage" on every PR teaches the reader to skip it
     seen: set[str] = set()
     return [x for x in out if not (x in seen or seen.add(x))][:5]
@@ -617,6 +634,7 @@ def draft_offline(record: PRRecord, analysis: Analysis | None, lang: str = "zh")
     verdict = analysis.verdict if analysis and analysis.verdict in ("deep", "skim", "skip") else "skim"
     minutes = analysis.minutes if analysis and analysis.minutes else None
     text = headline(record, lang, analysis)
+    focus = _focus(record, analysis, lang)
     return Brief(
         repo=record.repo,
         number=record.number,
@@ -626,8 +644,8 @@ def draft_offline(record: PRRecord, analysis: Analysis | None, lang: str = "zh")
         minutes=minutes if verdict == "skim" else None,
         audience=_audience(analysis, lang),
         summary=_summary(record, analysis, lang),
-        focus=_focus(record, analysis, lang),
-        open_items=_open_items(record, analysis, lang),
+        focus=focus,
+        open_items=_open_items(record, analysis, lang, shown=" ".join(focus)),
         next_steps=_next_steps(record, analysis, lang),
         draft=True,
         source="offline",
