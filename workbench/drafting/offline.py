@@ -156,6 +156,8 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"default values changed in code", "代码中的默认值有变"),
     (r"default values changed", "默认值有变"),
     (r"config keys changed", "配置项有变"),
+    (r"new settings on by default", "新增配置项默认开启"),
+    (r"settings of CI jobs or scripts changed", "CI 任务或脚本的设置有变"),
     (r"(\d+) lines of code changed, no test changed", r"改了 \1 行代码，没有改测试"),
     (r"changes requested by (.+?) \(still outstanding\)", r"\1 要求修改（仍未解决）"),
     (r"changes requested by (.+)", r"\1 要求修改"),
