@@ -300,8 +300,8 @@ def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
     new code calls: what it refuses, nothing reached before. A definition the PR removes under the same
     name elsewhere was moved, not added; a new helper that an old function now calls refuses what that
     function ran before."""
-    name = new_python_definition(fd.patch, local)
-    if name is None or name in cat.removed_definitions():
+    name = _added_definition(cat, fd, local)
+    if name is None:
         return False
     text, call = cat.text, name + "("
     at, callers = text.find(call), 0
@@ -314,12 +314,17 @@ def _in_new_code_only(cat: Concat, fd: FileDiff, local: int) -> bool:
             if callers > _MAX_CALLERS:
                 return False  # called all over: read as reaching old code, and the risk stays
             caller, local = cat.locate(start)
-            if caller.status != "added":
-                calling = new_python_definition(caller.patch, local)
-                if calling is None or calling in cat.removed_definitions():
-                    return False
+            if caller.status != "added" and _added_definition(cat, caller, local) is None:
+                return False
         at = text.find(call, at + 1)
     return True
+
+
+def _added_definition(cat: Concat, fd: FileDiff, local: int) -> str | None:
+    """The function or class the PR adds in which the line at `local` of `fd`'s patch stands; None for
+    old code, and for one the PR removes elsewhere under the same name (moved, not added)."""
+    name = new_python_definition(fd.patch, local)
+    return None if name is None or name in cat.removed_definitions() else name
 
 
 # Callers of a new function looked at before its code counts as reached from old code (each is walked up
@@ -803,8 +808,8 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 if k in old_vals and old_vals[k] != v:
                     settings.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
     # a generated copy of a config follows its source: the source's lines are the evidence shown
-    defaults.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
-    switched_on.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
+    for finds in (defaults, switched_on):
+        finds.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
     return (
         _counted("config.defaults", "default values changed", defaults, conv)
         + _counted("config.keys", "config keys changed", keys, conv)

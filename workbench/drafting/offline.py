@@ -209,28 +209,43 @@ def _code(name: str) -> str:
     return f"`{name.replace('`', '')}`"
 
 
-# The themes a headline names and a brief asks to verify, by the signal that found them in the diff. A
-# changed default is what a reader most needs told (a run that never set it now behaves differently),
-# whether a value changed or a new switch is on.
-RISK_THEMES = {
+# Risk themes as a reader reads them: the heuristics name them by identifier (a signal's `risk.memory`,
+# a key file's reason "risk: refusal, numerics"), a brief by word.
+THEME_WORDS = {
     "zh": {
-        "risk.concurrency": "并发",
-        "risk.memory": "内存",
-        "risk.numerics": "数值",
-        "risk.error_handling": "错误处理",
-        "risk.security": "安全",
-        "config.defaults": "默认值",
-        "config.on_by_default": "默认值",
+        "concurrency": "并发",
+        "memory": "内存",
+        "numerics": "数值",
+        "error_handling": "错误处理",
+        "security": "安全",
+        "markers": "TODO 标记",
+        "compatibility": "版本兼容",
+        "refusal": "新增报错",
+        "defaults": "默认值",
     },
     "en": {
-        "risk.concurrency": "concurrency",
-        "risk.memory": "memory",
-        "risk.numerics": "numerics",
-        "risk.error_handling": "error handling",
-        "risk.security": "security",
-        "config.defaults": "changed defaults",
-        "config.on_by_default": "changed defaults",
+        "concurrency": "concurrency",
+        "memory": "memory",
+        "numerics": "numerics",
+        "error_handling": "error handling",
+        "security": "security",
+        "markers": "TODO markers",
+        "compatibility": "compatibility",
+        "refusal": "new errors",
+        "defaults": "changed defaults",
     },
+}
+# The signals whose theme a headline names and a brief asks to verify, when lines of the diff show it. A
+# changed default is what a reader most needs told (a run that never set it now behaves differently),
+# whether a value changed or a new switch is on.
+RISK_THEME_OF_SIGNAL = {
+    "risk.concurrency": "concurrency",
+    "risk.memory": "memory",
+    "risk.numerics": "numerics",
+    "risk.error_handling": "error_handling",
+    "risk.security": "security",
+    "config.defaults": "defaults",
+    "config.on_by_default": "defaults",
 }
 HEAD_VERBS = {
     # (verb when the anchor file is new, verb otherwise) per title kind; other kinds "change" it
@@ -266,11 +281,10 @@ def _anchor(record: PRRecord, analysis: Analysis | None) -> tuple[str, str | Non
 def _themes(analysis: Analysis | None, lang: str) -> list[str]:
     """The risk themes lines of the diff show (a theme the description alone names is what the PR is
     about, not where it is risky), each once, at most two."""
-    names = RISK_THEMES[lang]
     found = [
-        names[s.name]
+        THEME_WORDS[lang][RISK_THEME_OF_SIGNAL[s.name]]
         for s in (analysis.signals if analysis else [])
-        if s.name in names and any(e.file for e in s.evidence)
+        if s.name in RISK_THEME_OF_SIGNAL and any(e.file for e in s.evidence)
     ]
     return list(dict.fromkeys(found))[:2]
 
@@ -377,27 +391,11 @@ _REASON_ZH = {
 }
 
 
-# The risk themes a key file's reason names ("risk: refusal, numerics") are identifiers; a reader gets words.
-_REASON_THEMES = {
-    "zh": {
-        "concurrency": "并发",
-        "memory": "内存",
-        "numerics": "数值",
-        "error_handling": "错误处理",
-        "security": "安全",
-        "markers": "TODO 标记",
-        "compatibility": "版本兼容",
-        "refusal": "新增报错",
-    },
-    "en": {"error_handling": "error handling", "refusal": "new errors", "markers": "TODO markers"},
-}
-
-
 def _reason(k, lang: str) -> str:
     """The heuristics' reason without what the item already says (role, size, symbols)."""
     parts = [p.strip() for p in k.reason.split(";") if p.strip()]
     parts = [p for p in parts if not re.match(r"^\w+, \+\d+/-\d+$", p) and not p.startswith("touches ")]
-    themes = _REASON_THEMES[lang]
+    themes = THEME_WORDS[lang]
     parts = [
         re.sub(r"[a-z_]+", lambda m: themes.get(m.group(0), m.group(0)), p) if p.startswith("risk: ") else p
         for p in parts
@@ -523,7 +521,7 @@ def _risk_items(a: Analysis | None, lang: str, taken: str) -> list[str]:
     said: set[str] = set()
     changed_defaults_first = sorted(a.signals if a else [], key=lambda s: not s.name.startswith("config."))
     for s in changed_defaults_first:
-        theme = RISK_THEMES[lang].get(s.name)
+        theme = THEME_WORDS[lang].get(RISK_THEME_OF_SIGNAL.get(s.name, ""))
         in_diff = [e for e in s.evidence if e.file]
         if theme is None or theme in said or not in_diff or in_diff[0].text in taken:
             continue
