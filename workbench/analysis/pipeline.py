@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
 
 from ..records import PRRecord
 from .conclusions import (
@@ -47,7 +46,7 @@ from .discussion import (
     reverted_pr,
     written_refs,
 )
-from .model import Analysis, CrossRef, Evidence, Signal
+from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
 from .signals import (
     RISK_ROLES,
     CodeFacts,
@@ -83,7 +82,7 @@ class PRInput:
     title: str
     parts: TitleParts
     files: list[FileDiff]
-    desc: dict[str, Any]
+    desc: Description
     revert: bool
     revert_evidence: str | None
     revert_commit: str | None  # the commit the body's own revert line names, if it names one
@@ -115,7 +114,7 @@ class Gathered:
     signals: list[Signal] = field(default_factory=list)
     facts: CodeFacts = field(default_factory=CodeFacts)
     cat: Concat | None = None
-    disc: dict[str, Any] = field(default_factory=dict)
+    disc: Discussion = field(default_factory=Discussion)
     refs: list[CrossRef] = field(default_factory=list)
     written: WrittenRefs = field(default_factory=lambda: WrittenRefs([]))  # before the cache resolved them
     truncated: list[str] = field(default_factory=list)
