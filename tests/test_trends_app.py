@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,7 @@ def test_notebook_executes_headless(tmp_path, monkeypatch):
     assert not errors, errors[0].get("evalue")
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
     texts = "\n".join(o.get("data", {}).get("text/plain", "") for o in outputs)
-    assert "'prs':" in texts and repo in texts
+    assert re.search(r"^prs +\d+$", texts, re.M) and "Name: summary" in texts and repo in texts
     # The charts live in the Output widgets' state, as plotly bundles (no figure leaked into the cell).
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     charts = [

@@ -66,7 +66,7 @@ def test_pr_frame_sizes_areas_and_kinds(data):
 def test_median_time_to_merge_is_the_known_24_hours(data):
     assert row(data, 3)["time_to_merge_h"] == pytest.approx(168)
     assert math.isnan(row(data, 4)["time_to_merge_h"])  # declined: no change request duration
-    assert F.summary(data)["median_change_request_duration_h"] == pytest.approx(24)
+    assert F.summary(data).median_change_request_duration_h == pytest.approx(24)
 
 
 def test_first_review_excludes_the_author_and_bots(data):
@@ -121,9 +121,9 @@ def test_weekly_aggregates_exclude_partial_weeks(data):
 
 def test_summary_follows_chaoss_definitions(data):
     s = F.summary(data)
-    assert (s["accepted"], s["declined"], s["open"]) == (5, 1, 1)
-    assert s["acceptance_ratio"] == pytest.approx(5 / 6)
-    assert s["complete_weeks"] == 3 and s["merged_per_week"] == pytest.approx(1.0)
+    assert (s.accepted, s.declined, s.open) == (5, 1, 1)
+    assert s.acceptance_ratio == pytest.approx(5 / 6)
+    assert s.complete_weeks == 3 and s.merged_per_week == pytest.approx(1.0)
 
 
 def test_open_age_and_reviewer_load(data):
@@ -170,7 +170,7 @@ def test_facts_only_rows_use_extra_json_and_say_what_they_lack(facts):
     assert row(facts, 2)["kind"] == "untyped"
     assert {"created", "reviews", "files", "declined", "verdicts"} <= set(facts.lacks)
     s = F.summary(facts)
-    assert s["acceptance_ratio"] is None and s["median_change_request_duration_h"] is None
+    assert s.acceptance_ratio is None and s.median_change_request_duration_h is None
     wk = F.weekly(facts)
     assert wk["merged"].tolist() == [2, 1, 1] and wk["declined"].isna().all() and wk["opened"].isna().all()
     assert F.monthly_flags(facts).empty  # 2024-01 is not complete in this data
@@ -192,7 +192,7 @@ def test_briefs_are_counted_per_week(tmp_path):
     s = make_store(tmp_path, facts=False)
     s.save_brief(REPO, 2, "brief", source="offline", base_version=None)
     data = load_trend_data(s, REPO, as_of="2099-01-01", verdicts=False)
-    assert bool(data.prs.set_index("number").loc[2, "has_brief"]) and F.summary(data)["briefs"] == 1
+    assert bool(data.prs.set_index("number").loc[2, "has_brief"]) and F.summary(data).briefs == 1
     assert F.weekly(data)["briefs"].sum() == 1  # written now, inside the (long) window
 
 

@@ -41,26 +41,26 @@ def _fmt_hours(h: float | None) -> str:
 def summary_rows(data: TrendData) -> list[tuple[str, str, str]]:
     """(metric, value, definition) rows for the report's summary table."""
     s = summary(data)
-    ratio = s["acceptance_ratio"]
-    per_week = s["merged_per_week"]
+    ratio = s.acceptance_ratio
+    per_week = s.merged_per_week
     return [
-        ("PRs in selection", f"{s['prs']:,}", f"{_d(s['start'])} to {_d(s['as_of'])}"),
-        ("Change requests accepted", f"{s['accepted']:,}", "merged (CHAOSS Change Requests Accepted)"),
-        ("Change requests declined", "n/a" if "declined" in data.lacks else f"{s['declined']:,}",
+        ("PRs in selection", f"{s.prs:,}", f"{_d(s.start)} to {_d(s.as_of)}"),
+        ("Change requests accepted", f"{s.accepted:,}", "merged (CHAOSS Change Requests Accepted)"),
+        ("Change requests declined", "n/a" if "declined" in data.lacks else f"{s.declined:,}",
          "closed without merging (CHAOSS Change Requests Declined)"),
         ("Acceptance ratio", "n/a" if ratio is None else f"{ratio:.0%}",
          "accepted / (accepted + declined) (CHAOSS Change Request Acceptance Ratio)"),
         ("Merged per complete week", "n/a" if per_week is None else f"{per_week:.1f}",
-         f"mean over {s['complete_weeks']} complete ISO weeks; partial weeks excluded"),
-        ("Median time to merge", _fmt_hours(s["median_change_request_duration_h"]),
+         f"mean over {s.complete_weeks} complete ISO weeks; partial weeks excluded"),
+        ("Median time to merge", _fmt_hours(s.median_change_request_duration_h),
          "creation to merge, merged PRs (CHAOSS Change Requests Duration)"),
-        ("Median time to first response", _fmt_hours(s["median_time_to_first_response_h"]),
+        ("Median time to first response", _fmt_hours(s.median_time_to_first_response_h),
          "first review or comment by a human other than the author (CHAOSS Time to First Response)"),
-        ("Median time to first review", _fmt_hours(s["median_time_to_first_review_h"]),
+        ("Median time to first review", _fmt_hours(s.median_time_to_first_review_h),
          "first submitted review by someone other than the author, bots excluded"),
-        ("Open PRs", "n/a" if "declined" in data.lacks else f"{s['open']:,}", "still open at the end of the data"),
-        ("Reverts / breaking changes", f"{s['reverts']} / {s['breaking']}", "merged PRs marked so in the title"),
-        ("Briefs written", f"{s['briefs']:,}", "PRs with a reading brief in the cache"),
+        ("Open PRs", "n/a" if "declined" in data.lacks else f"{s.open:,}", "still open at the end of the data"),
+        ("Reverts / breaking changes", f"{s.reverts} / {s.breaking}", "merged PRs marked so in the title"),
+        ("Briefs written", f"{s.briefs:,}", "PRs with a reading brief in the cache"),
     ]  # fmt: skip
 
 

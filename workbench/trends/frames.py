@@ -804,33 +804,54 @@ def path_churn(
     return out
 
 
-def summary(data: TrendData) -> dict[str, Any]:
-    """Headline numbers for the selection (CHAOSS names; see the module docstring)."""
+@dataclass(frozen=True)
+class TrendSummary:
+    """Headline numbers of a selection (CHAOSS names; see the module docstring). A median or ratio the
+    data cannot give (no merge times, no closed PRs) is None, never a made-up zero."""
+
+    prs: int
+    open: int
+    accepted: int
+    declined: int
+    acceptance_ratio: float | None
+    median_change_request_duration_h: float | None
+    median_time_to_first_response_h: float | None
+    median_time_to_first_review_h: float | None
+    merged_per_week: float | None
+    complete_weeks: int
+    reverts: int
+    breaking: int
+    briefs: int
+    start: pd.Timestamp | None
+    as_of: pd.Timestamp | None
+
+
+def summary(data: TrendData) -> TrendSummary:
     p = data.prs
     merged = p[p["state"].eq("merged")]
     declined = int(p["state"].eq("closed").sum())
     accepted = len(merged)
     weeks = complete_weeks(data.start, data.as_of)
     wk = weekly(data) if len(weeks) else None
-    return {
-        "prs": len(p),
-        "open": int(p["state"].eq("open").sum()),
-        "accepted": accepted,
-        "declined": declined,
-        "acceptance_ratio": (
+    return TrendSummary(
+        prs=len(p),
+        open=int(p["state"].eq("open").sum()),
+        accepted=accepted,
+        declined=declined,
+        acceptance_ratio=(
             accepted / (accepted + declined) if accepted + declined and "declined" not in data.lacks else None
         ),
-        "median_change_request_duration_h": _median(merged["time_to_merge_h"]),
-        "median_time_to_first_response_h": _median(p["time_to_first_response_h"]),
-        "median_time_to_first_review_h": _median(p["time_to_first_review_h"]),
-        "merged_per_week": float(wk["merged"].mean()) if wk is not None and len(wk) else None,
-        "complete_weeks": len(weeks),
-        "reverts": int(merged["revert"].sum()),
-        "breaking": int(merged["breaking"].sum()),
-        "briefs": int(p["has_brief"].sum()),
-        "start": data.start,
-        "as_of": data.as_of,
-    }
+        median_change_request_duration_h=_median(merged["time_to_merge_h"]),
+        median_time_to_first_response_h=_median(p["time_to_first_response_h"]),
+        median_time_to_first_review_h=_median(p["time_to_first_review_h"]),
+        merged_per_week=float(wk["merged"].mean()) if wk is not None and len(wk) else None,
+        complete_weeks=len(weeks),
+        reverts=int(merged["revert"].sum()),
+        breaking=int(merged["breaking"].sum()),
+        briefs=int(p["has_brief"].sum()),
+        start=data.start,
+        as_of=data.as_of,
+    )
 
 
 def _median(s: pd.Series) -> float | None:

@@ -172,16 +172,16 @@ def _summary_html(view: TrendData) -> str:
     def hours(h: float | None) -> str:
         return "n/a" if h is None else (f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} d")
 
-    ratio = "n/a" if s["acceptance_ratio"] is None else f"{s['acceptance_ratio']:.0%}"
-    per_week = "n/a" if s["merged_per_week"] is None else f"{s['merged_per_week']:.1f}"
+    ratio = "n/a" if s.acceptance_ratio is None else f"{s.acceptance_ratio:.0%}"
+    per_week = "n/a" if s.merged_per_week is None else f"{s.merged_per_week:.1f}"
     cells = [
         ("merged / week", per_week),
         ("acceptance", ratio),
-        ("median time to merge", hours(s["median_change_request_duration_h"])),
-        ("median first response", hours(s["median_time_to_first_response_h"])),
-        ("open", f"{s['open']:,}"),
-        ("reverts / breaking", f"{s['reverts']} / {s['breaking']}"),
-        ("briefs", f"{s['briefs']:,}"),
+        ("median time to merge", hours(s.median_change_request_duration_h)),
+        ("median first response", hours(s.median_time_to_first_response_h)),
+        ("open", f"{s.open:,}"),
+        ("reverts / breaking", f"{s.reverts} / {s.breaking}"),
+        ("briefs", f"{s.briefs:,}"),
     ]
     return " · ".join(f"<b>{html.escape(v)}</b> {html.escape(k)}" for k, v in cells)
 
