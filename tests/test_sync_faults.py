@@ -151,12 +151,12 @@ def test_primary_limit_without_waiting_stops_cleanly_and_resumes(gh, store, slee
     runs = store.sync_runs()
     assert runs["status"].iloc[-1] == "stopped" and "rate limit" in runs["note"].iloc[-1]
     state = store.repo_state(REPO)
-    assert state["cursor"] is not None and state["watermark"] is None
+    assert state.cursor is not None and state.watermark is None
     gh.reset_counts()
     res = run(store, gh, wait=False)
     assert res.prs_written == 18 and res.stopped_reason is None
     assert gh.counts["files"] == 18  # the 12 already written were not fetched again
-    assert store.repo_state(REPO)["cursor"] is None
+    assert store.repo_state(REPO).cursor is None
     all_whole(store, gh)
 
 

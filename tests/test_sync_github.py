@@ -48,7 +48,7 @@ def test_first_sync_caches_every_pr_whole_and_cheaply(gh, store, sleeps):
     row = df[df.number == 7].iloc[0]
     assert row.comments == len(fake.issue_comments) and row.review_comments == len(fake.review_comments)
     assert row.commits == len(fake.commits) and row.changed_files == len(fake.files)
-    assert store.repo_state(REPO)["watermark"] is not None and store.repo_state(REPO)["cursor"] is None
+    assert store.repo_state(REPO).watermark is not None and store.repo_state(REPO).cursor is None
     assert sleeps == []
 
 
@@ -136,13 +136,13 @@ def test_limit_then_rerun_continues_where_it_stopped(gh, store):
     res = run(store, gh, limit=30)
     assert res.prs_written == 30 and "limit" in res.stopped_reason
     state = store.repo_state(REPO)
-    assert state["cursor"] is not None and state["watermark"] is None
-    started = state["cursor"]["started_at"]
+    assert state.cursor is not None and state.watermark is None
+    started = state.cursor["started_at"]
     gh.reset_counts()
     res = run(store, gh)
     assert res.prs_written == 100 and gh.counts["files"] == 100  # nothing fetched twice
     state = store.repo_state(REPO)
-    assert state["cursor"] is None and state["watermark"] is not None and state["watermark"] < started
+    assert state.cursor is None and state.watermark is not None and state.watermark < started
     assert len(store.prs(REPO)) == 130
 
 
@@ -192,7 +192,7 @@ def test_graphql_partial_error_keeps_the_rest(gh, store):
     assert res.prs_written == 29 and any(e.startswith("#17") for e in res.errors) and list(res.failed) == [17]
     # The listing completed: the watermark moves, and #17 is owed (retried first by the next pass).
     pk = store.repo_pk(REPO)
-    assert store.repo_state(REPO)["watermark"] is not None and [n for n, _ in store.failures(pk)] == [17]
+    assert store.repo_state(REPO).watermark is not None and [n for n, _ in store.failures(pk)] == [17]
     res = run(store, gh)
     assert res.prs_written == 1 and not res.errors and store.failures(pk) == []
     assert_whole(store, REPO, repo, 17)
@@ -393,6 +393,6 @@ def test_state_filter_lists_only_that_state_and_keeps_the_watermark(gh, store):
     res = run(store, gh, state="open")
     want = {p.number for p in prs if p.state == "open"}
     assert res.prs_written == len(want) and set(store.prs(REPO)["number"]) == want
-    assert store.repo_state(REPO)["watermark"] is None  # only a pass over every state may move it
+    assert store.repo_state(REPO).watermark is None  # only a pass over every state may move it
     res = run(store, gh)
     assert res.prs_written == 40 - len(want) and res.skipped_unchanged == len(want)

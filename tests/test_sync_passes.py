@@ -34,7 +34,7 @@ def test_watermark_comes_from_githubs_clock_so_a_fast_local_clock_misses_nothing
     generate_prs(gh.repo, 30)
     run(store, gh)
     github_now = datetime.now(UTC) + timedelta(seconds=gh.clock_offset)
-    watermark = store.repo_state(REPO)["watermark"]
+    watermark = store.repo_state(REPO).watermark
     assert watermark <= iso(github_now - timedelta(minutes=4))  # GitHub's start minus the margin
     gh.touch(gh.repo, 5, comment=True)  # a comment lands right after the pass, on GitHub's clock
     res = run(store, gh)
@@ -50,7 +50,7 @@ def test_a_since_pass_then_a_plain_sync_completes_the_history(gh, store):
     recent = {p.number for p in prs if p.updated_at >= since}
     res = run(store, gh, since=since)
     assert res.prs_written == len(recent) and res.stopped_reason is None
-    assert store.repo_state(REPO)["watermark"] is None  # a --since pass is not the full history
+    assert store.repo_state(REPO).watermark is None  # a --since pass is not the full history
     st = store.sync_status(REPO)
     assert not st.full_history and st.last_runs["api since"].prs_written == len(recent)
     assert any("NOT synced" in line for line in status_lines(st))
@@ -69,14 +69,14 @@ def test_an_interrupted_since_pass_keeps_its_scope(gh, store):
     since = prs[60].updated_at
     run(store, gh, since=since, limit=20)  # stopped by --limit: its cursor is the since pass's
     state = store.repo_state(REPO)
-    assert state["cursor"] is None and list(state["cursors"]) == [f"all since {since}"]
+    assert state.cursor is None and list(state.cursors) == [f"all since {since}"]
     assert store.sync_status(REPO).unfinished == [f"all since {since}"]
     # A plain sync neither adopts its floor (it would stop at `since` and call that the history) ...
     res = run(store, gh)
     assert len(store.prs(REPO)) == 130 and res.prs_written == 110
-    assert store.repo_state(REPO)["watermark"] is not None
+    assert store.repo_state(REPO).watermark is not None
     # ... and, having covered everything, leaves no unfinished narrower pass behind.
-    assert store.repo_state(REPO)["cursors"] == {}
+    assert store.repo_state(REPO).cursors == {}
 
 
 def test_a_since_pass_resumes_as_a_since_pass(gh, store):
@@ -86,14 +86,14 @@ def test_a_since_pass_resumes_as_a_since_pass(gh, store):
     run(store, gh, since=since, limit=60)
     res = run(store, gh, since=since)
     assert res.prs_written == len(want) - 60
-    assert set(store.prs(REPO)["number"]) == want and store.repo_state(REPO)["watermark"] is None
+    assert set(store.prs(REPO)["number"]) == want and store.repo_state(REPO).watermark is None
 
 
 def test_limit_and_numbers_never_move_the_watermark(gh, store):
     generate_prs(gh.repo, 40)
     run(store, gh, limit=10)
     run(store, gh, numbers=[30, 31])
-    assert store.repo_state(REPO)["watermark"] is None
+    assert store.repo_state(REPO).watermark is None
     runs = store.sync_runs()
     assert list(runs["scope"]) == ["full limit 10", "numbers #30 #31"]
 
@@ -211,4 +211,4 @@ def test_a_v5_cursor_is_kept_only_when_it_was_a_full_history_pass(store):
     since = dict(full, floor="2026-07-29T00:00:00Z")
     for old, want in ((full, {"all": full}), (since, {})):
         store.conn.execute("UPDATE repos SET cursor_json=? WHERE pk=?", (json.dumps(old), pk))
-        assert store.repo_state(REPO)["cursors"] == want
+        assert store.repo_state(REPO).cursors == want

@@ -394,17 +394,17 @@ def _copy_counters(result: SyncResult, t: Transport) -> None:
 
 def _resolve_repo(t: Transport, store: Store | None, repo: str) -> tuple[str, int, dict | None, str | None]:
     """(full_name, id, raw JSON or None when unchanged, ETag). By id when we know it: renames follow."""
-    known = store.repo_state(repo) if store is not None else {}
-    if known.get("github_id"):
-        url = f"/repositories/{known['github_id']}"
+    known = store.repo_state(repo) if store is not None else None
+    if known is not None and known.github_id:
+        url = f"/repositories/{known.github_id}"
         try:
             r = t.get(url, etag=store.validator(url)[0])
         except NotFound:
             raise WorkbenchError(
-                f"repository {repo} (id {known['github_id']}) is gone or not visible with this token"
+                f"repository {repo} (id {known.github_id}) is gone or not visible with this token"
             ) from None
         if r.status == 304:
-            return known["full_name"], int(known["github_id"]), None, None
+            return known.full_name, int(known.github_id), None, None
         return r.data["full_name"], int(r.data["id"]), r.data, r.headers.get("etag")
     try:
         # A renamed repository answers 301 to /repositories/{id}; PyGithub follows it (no query here to lose).
@@ -459,8 +459,8 @@ class _Pass:
         scope, and only a completed full-history pass moves the watermark."""
         scope = state if since is None else f"{state} since {since}"
         repo_state = self.store.repo_state(self.full_name)
-        cursor = repo_state["cursors"].get(scope)
-        watermark = repo_state.get("watermark")
+        cursor = repo_state.cursors.get(scope) if repo_state else None
+        watermark = repo_state.watermark if repo_state else None
         floor = since or (cursor or {}).get("floor", watermark if scope == FULL_SCOPE else None)
         started_at = (cursor or {}).get("started_at") or iso_utc(_server_time(self.t))
         first_url = (

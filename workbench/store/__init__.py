@@ -23,7 +23,7 @@ from .base import StoreBase
 from .briefs import BriefsMixin, BriefVersion, StaleEditError
 from .prs import SOURCE_RANK, PRWritesMixin
 from .reads import PR_COLUMNS, TIME_COLUMNS, ReadsMixin
-from .runs import RunsMixin, RunSummary, SyncBusy, SyncStatus
+from .runs import RepoState, RunsMixin, RunSummary, SyncBusy, SyncStatus
 from .schema import MIGRATIONS, SCHEMA_VERSION
 from .values import iso_utc, utcnow
 
@@ -61,4 +61,5 @@ __all__ = [
     "SyncBusy",
     "SyncStatus",
     "RunSummary",
+    "RepoState",
 ]

@@ -15,7 +15,7 @@ import socket
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only annotations here; pandas loads with the first DataFrame read
     import pandas as pd
@@ -51,6 +51,23 @@ class RunSummary:
 
 
 @dataclass
+class RepoState:
+    """One repository's row: its names, the watermark of the last complete full-history pass, and where
+    each interrupted pass resumes."""
+
+    pk: int
+    full_name: str
+    github_id: int | None
+    watermark: str | None  # updated_at the next full-history pass lists down to
+    cursors: dict[str, dict] = field(default_factory=dict)  # scope -> the page a rerun resumes from
+
+    @property
+    def cursor(self) -> dict | None:
+        """The full-history pass's cursor (the one that moves the watermark)."""
+        return self.cursors.get(FULL_SCOPE)
+
+
+@dataclass
 class SyncStatus:
     """What the cache holds for one repository and how it got there."""
 
@@ -71,21 +88,18 @@ class SyncStatus:
 
 
 class RunsMixin(StoreBase):
-    def repo_state(self, full_name: str) -> dict[str, Any]:
-        """pk, names, watermark; `cursors` maps a pass's scope to where it resumes, and `cursor` is the
-        full-history pass's (the one that moves the watermark)."""
+    def repo_state(self, full_name: str) -> RepoState | None:
+        """The repository's row, or None when the cache has never held it."""
         row = self.conn.execute("SELECT * FROM repos WHERE full_name=?", (full_name,)).fetchone()
         if row is None:
-            return {}
-        cursors = _cursors(row["cursor_json"], row["watermark"])
-        return {
-            "pk": row["pk"],
-            "full_name": row["full_name"],
-            "github_id": row["github_id"],
-            "watermark": row["watermark"],
-            "cursor": cursors.get(FULL_SCOPE),
-            "cursors": cursors,
-        }
+            return None
+        return RepoState(
+            pk=row["pk"],
+            full_name=row["full_name"],
+            github_id=row["github_id"],
+            watermark=row["watermark"],
+            cursors=_cursors(row["cursor_json"], row["watermark"]),
+        )
 
     def set_watermark(self, repo_pk: int, watermark: str | None) -> None:
         with self.transaction() as c:
@@ -341,14 +355,14 @@ class RunsMixin(StoreBase):
             )  # fmt: skip
             last[_run_class(r["kind"], r["scope"])] = run
         return SyncStatus(
-            repo=state["full_name"],
+            repo=state.full_name,
             prs_by_state=by_state,
             prs_by_source=by_source,
             oldest=(int(oldest[0]), oldest[1]) if oldest else None,
             newest=(int(newest[0]), newest[1]) if newest else None,
-            full_history=state["watermark"] is not None,
-            watermark=state["watermark"],
-            unfinished=sorted(state["cursors"]),
+            full_history=state.watermark is not None,
+            watermark=state.watermark,
+            unfinished=sorted(state.cursors),
             failed=self.failures(pk),
             last_runs=last,
         )
