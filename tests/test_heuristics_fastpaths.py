@@ -1,16 +1,16 @@
-"""The shortcuts the heuristics take for speed give what the plain way gives (see the commit messages of
-signals.py, patchscan.py and describe.py): keys in a patch's first 401 lines only, line numbers only on
-the evidence shown, sentences only as far as used."""
+"""The shortcuts the heuristics take for speed give what the plain way gives (each one's reason is in the
+commit that made it): keys in a patch's first 401 lines only, line numbers only on the evidence shown,
+sentences only as far as used."""
 
 from __future__ import annotations
 
 from heuristics_helpers import file, hunk, record
 
+from workbench.analysis.config_changes import scan_defaults, scan_deps
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.description import _sentences, read_description
 from workbench.analysis.diff import parse_files
 from workbench.analysis.pipeline import analyze
-from workbench.analysis.signals import scan_defaults, scan_deps
 
 
 def _sig(a, name):

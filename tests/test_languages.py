@@ -6,11 +6,13 @@ from __future__ import annotations
 import pytest
 from heuristics_helpers import file, hunk, record
 
+from workbench.analysis.config_changes import scan_deps
 from workbench.analysis.conventions import Conventions, load_conventions
 from workbench.analysis.diff import file_role, is_snapshot, parse_files
 from workbench.analysis.patchscan import is_noise_symbol, section_symbol
 from workbench.analysis.pipeline import analyze
-from workbench.analysis.signals import CodeFacts, scan_deps, scan_symbols
+from workbench.analysis.signals import CodeFacts
+from workbench.analysis.symbols import scan_symbols
 from workbench.analysis.titles import parse_title
 from workbench.config import WorkbenchError
 

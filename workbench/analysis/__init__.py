@@ -3,8 +3,10 @@
 The stages, in the order `pipeline.analyze` runs them:
   diff.py         patches -> files, hunks, roles, languages (unidiff)
   patchscan.py    the line-level scans of patches the signals share
-  signals.py      the diff's signals: risk themes (program code only), symbols, defaults, dependencies,
-                  shell commands, CI downloads and secrets
+  signals.py      signals from words in the diff: risk themes (program code only), shell commands, CI
+                  downloads and secrets
+  symbols.py      key symbols and API changes: definitions named, added, removed or re-signed
+  config_changes.py  changed defaults, config keys, CI and script settings, dependencies and releases
   description.py  what the author wrote: root cause, numbers, test plan, follow-ups
   discussion.py   reviews, threads, cross-references
   conclusions.py  VERDICT_RULES (the one ordered table of verdict rules), audiences, risks by kind,

@@ -6,7 +6,8 @@ pipeline of named stages, each a function below:
     read_pr        the record's files, title and description, and whether it reverts something
     measure        roles, areas and size of what changed (what a reader must read)
     scope_signals  size, tests, X-only, generated, title kind, breaking, revert
-    diff_signals   what the code does (signals.py: risk themes, API, defaults, dependencies, shell)
+    diff_signals   what the code does (signals.py: risk themes and shell commands; symbols.py: API;
+                   config_changes.py: defaults, settings and dependencies)
     people_signals what the description and discussion say, and the cross-references
     data_gaps      what the data lacks (truncated lists, omitted patches)
     conclude       the verdict (conclusions.VERDICT_RULES), audience, effort, key files, risks
@@ -35,6 +36,7 @@ from .conclusions import (
     rank_files,
     risks_of,
 )
+from .config_changes import scan_defaults, scan_deps
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, read_description
 from .diff import Concat, FileDiff, parse_files
@@ -52,15 +54,13 @@ from .signals import (
     CodeFacts,
     find_words,
     scan_commands,
-    scan_defaults,
-    scan_deps,
     scan_loss_math,
-    scan_symbols,
     scan_themes,
     scan_unsupported,
     text_theme_evidence,
     theme_signals,
 )
+from .symbols import scan_symbols
 from .titles import TitleParts
 
 # role -> the "X-only" signal a PR whose readable files all have that role gets

@@ -1,31 +1,24 @@
-"""Signal detectors over a PR's diff: risk themes, API and config changes, dependency bumps, scope.
+"""Signal detectors that read words in a PR's diff: risk themes, objective arithmetic, what added code
+says it does not support, and commands run through a shell, downloads and secrets.
 
-Each detector returns Signals whose evidence is (file, new line number, the line). The words the risk
-themes, statements, objective arithmetic and commands need are found by one pass over the PR's
-concatenated patches (`find_words`); each detector then checks the lines holding its words (added? a
-whole identifier? program code?). Symbols, defaults and dependencies are read with regexes anchored on
-line starts, one pass each over the patches they concern.
+Each detector returns Signals whose evidence is (file, new line number, the line). The words they need
+are found by one pass over the PR's concatenated patches (`find_words`); each detector then checks the
+lines holding its words (added? a whole identifier? program code?). The detectors that read
+definitions (symbols.py) and key/value lines (config_changes.py) share `Find` and `counted_signals`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from .conventions import Conventions
-from .diff import Concat, FileDiff, added_lines_with, new_line_at
+from .diff import Concat, FileDiff, new_line_at
 from .model import Evidence, Signal
 from .patchscan import (
     WordPlaces,
-    definition_lines,
-    documented_names,
-    hunk_section_texts,
-    in_added_section,
     in_python_docstring,
-    is_noise_symbol,
     new_python_definition,
-    section_symbol,
 )
 from .words import WordFinder
 
@@ -189,6 +182,28 @@ class CodeFacts:
     unsupported: list[Hit] = field(default_factory=list)  # what added code says it does not do (its text)
 
 
+# A detector's find before it becomes evidence: (file name, its patch, position of the line or None, text).
+# Signals show only the first few finds and count the rest, so the line number (a scan back to the hunk
+# header) is worked out only for the ones shown.
+Find = tuple[str | None, str | None, int | None, str]
+
+
+def _shown(finds: list[Find], n: int) -> list[Evidence]:
+    return [
+        Evidence(f, new_line_at(p, pos) if p is not None and pos is not None else None, t)
+        for f, p, pos, t in finds[:n]
+    ]
+
+
+def counted_signals(name: str, label: str, finds: list[Find], conv: Conventions) -> list[Signal]:
+    """The signal `name` for a detector's finds, counted in its label with the first few shown; none
+    for no finds."""
+    if not finds:
+        return []
+    n_ev = int(conv.threshold("max_evidence", 3))
+    return [Signal(name, f"{label} ({len(finds)})", conv.weight(name), _shown(finds, n_ev))]
+
+
 RISK_ROLES = frozenset(
     {"code", "ci", "build", "notebook", "config"}
 )  # a test exercising a lock is not a risky lock
@@ -206,14 +221,14 @@ PROGRAM_THEMES = frozenset(
         "risk.refusal",
     }
 )
-_SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
+SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
 
 def _is_program(fd: FileDiff) -> bool:
     # a .patch file's lines are another diff's text, not this program's code
     return (
         fd.role in ("code", "notebook")
-        and fd.language not in _SCRIPT_LANGUAGES
+        and fd.language not in SCRIPT_LANGUAGES
         and not fd.filename.endswith((".patch", ".diff"))
     )
 
@@ -550,385 +565,6 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
     return sigs
 
 
-@lru_cache(maxsize=16384)  # hunk headers repeat: the same function is touched by many hunks and PRs
-def section_name(section: str) -> str | None:
-    """The symbol a hunk header names (any language; keywords, modifiers and placeholders are not)."""
-    return section_symbol(section)
-
-
-# A detector's find before it becomes evidence: (file name, its patch, position of the line or None, text).
-# Signals show only the first few finds and count the rest, so the line number (a scan back to the hunk
-# header) is worked out only for the ones shown.
-_Find = tuple[str | None, str | None, int | None, str]
-
-
-def _shown(finds: list[_Find], n: int) -> list[Evidence]:
-    return [
-        Evidence(f, new_line_at(p, pos) if p is not None and pos is not None else None, t)
-        for f, p, pos, t in finds[:n]
-    ]
-
-
-def _counted(name: str, label: str, finds: list[_Find], conv: Conventions) -> list[Signal]:
-    """The signal `name` for a detector's finds, counted in its label with the first few shown; none
-    for no finds."""
-    if not finds:
-        return []
-    n_ev = int(conv.threshold("max_evidence", 3))
-    return [Signal(name, f"{label} ({len(finds)})", conv.weight(name), _shown(finds, n_ev))]
-
-
-# Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
-_PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
-
-
-_RUST_PUB = re.compile(r"(?:^|\s)pub\s")
-
-
-def _is_public(language: str | None, modifiers: str, name: str) -> bool:
-    """Whether a definition is part of a module's public surface, by its language's own rule."""
-    if language == "Rust":
-        return _RUST_PUB.search(modifiers) is not None  # `pub(crate)` is not the crate's API
-    if language == "Go":
-        return name[:1].isupper()
-    if language in ("TypeScript", "JavaScript", "TSX", "JSX"):
-        return "export" in modifiers
-    if language == "Java":
-        return "public" in modifiers
-    return not name.startswith("_")
-
-
-def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
-    """Enclosing definitions from @@ headers, and definition lines added or removed (Python, Rust, Go,
-    TypeScript/JavaScript, Java/Kotlin, C/C++) -> key symbols and API-change signals.
-
-    Keywords, modifiers, single letters and placeholder names never become symbols
-    (`patchscan.is_noise_symbol`); snapshot files are recorded output, not definitions."""
-    removed_ev: list[Evidence] = []
-    signature_ev: list[_Find] = []
-    per_file: list[dict[str, float]] = []  # each file's symbol weights, combined below
-    for fd in files:
-        if fd.role == "docs" and fd.patch:
-            # what a page documents is named in its inline code; weighed as a test's symbols, below any
-            # code symbol, so they lead only a PR that is mostly documentation
-            documented = documented_names(fd.patch)
-            per_file.append(dict.fromkeys(documented, 0.3))
-            facts.file_symbols[fd.filename] = documented
-            continue
-        if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
-            continue
-        symbols: dict[str, float] = {}
-        per_file.append(symbols)
-        w = 1.0 if fd.role == "code" else 0.3
-        names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
-        for n in dict.fromkeys(names):
-            symbols[n] = symbols.get(n, 0) + w
-        if fd.filename.endswith(_PROSE_SUFFIXES):
-            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
-            continue
-        added: dict[str, tuple[str, int]] = {}
-        removed: dict[str, str] = {}
-        public: set[str] = set()
-        types: set[str] = set()  # added classes, structs, enums, traits, interfaces
-        # one scan anchored on newlines finds every added or removed definition line
-        for m in definition_lines(fd.patch, fd.language):
-            name = m.group("name")
-            if is_noise_symbol(name):
-                continue
-            sig = " ".join((m.group("sig") or "").split())
-            if _is_public(fd.language, m.group("mods"), name):
-                public.add(name)
-            if m.group("sign") == "+":
-                if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
-                    types.add(name)
-                added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
-            else:
-                removed[name] = sig
-        if not added and not removed:
-            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
-            continue
-        added_weight = 1.5 if fd.role == "code" else 0.3
-        for name in added:
-            names.append(name)
-            symbols[name] = symbols.get(name, 0) + added_weight + (_NEW_TYPE_BONUS if name in types else 0)
-        for name in removed:
-            if name not in added:
-                names.append(name)
-                symbols[name] = symbols.get(name, 0) + w
-        facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
-        if fd.role != "code":
-            continue
-        for name, old_sig in removed.items():
-            if name not in public:
-                continue
-            if name not in added:
-                removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
-            elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
-                sig, start = added[name]
-                signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
-    _combine_files(facts.symbols, per_file)
-    n_ev = int(conv.threshold("max_evidence", 3))
-    sigs = []
-    if removed_ev:
-        sigs.append(
-            Signal(
-                "api.removed",
-                f"public functions/classes removed or renamed ({len(removed_ev)})",
-                conv.weight("api.removed"),
-                removed_ev[:n_ev],
-            )
-        )
-    sigs += _counted("api.signature", "public signatures changed", signature_ev, conv)
-    return sigs
-
-
-# A type the PR adds is the design a reader studies; its methods are how it works. The type leads them.
-_NEW_TYPE_BONUS = 0.25
-_TYPE_KEYWORD = re.compile(r"\b(?:class|struct|enum|trait|interface)\b")
-
-
-def _combine_files(symbols: dict[str, float], per_file: list[dict[str, float]]) -> None:
-    """Each name's weight across files: its heaviest file's. A name defined or touched in many files is
-    one interface implemented again and again (every tool's `run`, every callback's `on_step_end`);
-    summed, such names outranked the interface and the types the PR is about."""
-    for weights in per_file:
-        for name, w in weights.items():
-            symbols[name] = max(symbols.get(name, 0.0), w)
-
-
-def _value(v: str) -> str:
-    """A default or config value without its trailing comment and separators."""
-    return v.split(" #", 1)[0].strip().rstrip(",")
-
-
-def _norm_sig(s: str) -> str:
-    return re.sub(r"\s+|,\)", "", s).rstrip(":")
-
-
-_FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
-_ARG_DEFAULT = re.compile(
-    r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
-)
-# Possessive for the same reason as _DEP below: a key is followed by a quote, a blank or the separator.
-_CONFIG_KEY = re.compile(r"([+-])[ \t]*+[\"']?([\w.\-]++)[\"']?[ \t]*+[:=][ \t]*(.*)")
-# The same, as one scan of the patch anchored on newlines (nothing in it matches a newline, so each match
-# is one line, as matching line by line was) instead of a Python loop over every line.
-_CONFIG_LINE = re.compile("\n" + _CONFIG_KEY.pattern)
-_MAX_KEY_LINES = 401  # config and dependency keys are read in a patch's first lines only
-
-
-def _first_lines(text: str, n: int) -> str:
-    """`text` cut after its first `n` lines."""
-    if text.count("\n") < n:
-        return text
-    return "\n".join(text.split("\n", n)[:n])
-
-
-_RELEASE = re.compile(r"^[\"']?v?\d+\.\d+\.\d+")
-_DOC_KEYS = frozenset(
-    {"description", "markdownDescription", "title", "help", "doc", "docs", "summary", "$comment"}
-)
-# a dependency in a manifest: a version, a path/git/workspace source, or a list of features
-_DEPENDENCY_VALUE = re.compile(r"\d+\.\d+|\bversion\b|\bpath\s*=|\bgit\s*=|\bworkspace\b|^\[")
-
-
-def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
-    """Defaults changed: dataclass fields and argparse defaults in code, values of existing keys in
-    YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys); values of
-    existing keys in CI workflows and shell scripts (settings.changed)."""
-    defaults: list[_Find] = []
-    keys: list[_Find] = []
-    # A CI job's or a script's own setting (a timeout, a Hydra override in a run script) is no user's
-    # default, but it is what such a PR changes: its key is the symbol a reader looks for.
-    settings: list[_Find] = []
-    switched_on: list[_Find] = []
-    for fd in files:
-        p = fd.patch
-        # no removed line (an added file has none: no need to scan its patch, often the PR's longest)
-        if not p or fd.status == "added" or (not p.startswith("-") and "\n-" not in p):
-            if not (p and fd.role == "config"):
-                continue
-        if fd.role == "code" and fd.language == "Python":
-            text = "\n" + p
-            for m in _FIELD_DEFAULT.finditer(text):
-                declared = m.group(0).split("=", 1)[0]
-                if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
-                    continue  # a function's parameter, not a field: a signature change, not a default
-                indent, name, old = m.group(1), m.group(2), _value(m.group(3))
-                i = text.find(f"\n+{indent}{name}")
-                if i >= 0:
-                    j = text.find("\n", i + 1)
-                    line = text[i + 2 : j if j >= 0 else len(text)]
-                    new = _value(line.split("=", 1)[1]) if "=" in line else None
-                    if new is not None and new != old:
-                        defaults.append((fd.filename, p, i, f"{name}: {old} -> {new}"[:200]))
-            if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
-                for m in _ARG_DEFAULT.finditer(text):
-                    name, old = m.group(1), m.group(2).strip()
-                    for start, line in added_lines_with(p, name, word=False, limit=5):
-                        if "default" in line:
-                            new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
-                            if new != old:
-                                defaults.append(
-                                    (fd.filename, p, start, f"--{name}: default {old} -> {new}"[:200])
-                                )
-                            break
-        elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
-            old_vals, new_vals = _key_values(p)
-            for k, (v, at) in new_vals.items():
-                if k.startswith("_") or k == "version" or k in _DOC_KEYS:
-                    # meta keys (`_target_`: which class reads the section) and documentation are not
-                    # settings, and a package's own version is a release: a workspace bump is one
-                    # release, not N defaults
-                    continue
-                if fd.role == "build" and (
-                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(old_vals.get(k, ""))
-                ):
-                    continue  # a manifest's dependency entry (scan_deps reads those), not a setting
-                if _RELEASE.search(v) or _RELEASE.search(old_vals.get(k, "")):
-                    continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
-                if k in old_vals and old_vals[k] != v and not v.startswith("${"):
-                    # (a value bound to another key, "${...}", follows that key's default: no new one)
-                    defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
-                elif k not in old_vals:
-                    keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-                    # a new switch, on, in a section runs already have: every run that never heard of it
-                    # now takes its path (a new section's fields configure a new feature; Cargo's
-                    # `edition.workspace = true` inherits a value, it switches nothing)
-                    on = v.lower() == "true" and not k.endswith("workspace")
-                    if on and fd.status != "added" and not in_added_section(p, at):
-                        switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-            for k in old_vals:  # in file order: a set difference's order changes with the hash seed
-                if k in new_vals or k == "version":
-                    continue
-                keys.append((fd.filename, None, None, f"removed {k}"[:200]))
-        elif fd.role == "ci" or fd.language in _SCRIPT_LANGUAGES:
-            old_vals, new_vals = _key_values(p)
-            for k, (v, at) in new_vals.items():
-                if k in old_vals and old_vals[k] != v:
-                    settings.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
-    # a generated copy of a config follows its source: the source's lines are the evidence shown
-    for finds in (defaults, switched_on):
-        finds.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
-    return (
-        _counted("config.defaults", "default values changed", defaults, conv)
-        + _counted("config.keys", "config keys changed", keys, conv)
-        + _counted("settings.changed", "settings of CI jobs or scripts changed", settings, conv)
-        + _counted("config.on_by_default", "new settings on by default", switched_on, conv)
-    )
-
-
-def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
-    """({key: removed value}, {key: (added value, where its line starts in the patch)}) of the
-    `key: value` / `key=value` lines in the patch's first lines."""
-    old_vals: dict[str, str] = {}
-    new_vals: dict[str, tuple[str, int]] = {}
-    # m.start() in "\n" + head is where the line starts in the patch
-    for m in _CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)):
-        if m.group(1) == "-":
-            old_vals[m.group(2)] = _value(m.group(3))
-        else:
-            new_vals[m.group(2)] = (_value(m.group(3)), m.start())
-    return old_vals, new_vals
-
-
-# Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an
-# operator must), so giving back part of the name never helps; without them every word of a Dockerfile
-# or setup.py line was retried letter by letter.
-_DEP = re.compile(
-    r"([+-])[ \t]*+[\"']?([A-Za-z][\w.\-]*+(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
-)
-_DEP_LINE = re.compile("\n" + _DEP.pattern)  # one scan anchored on newlines, as _CONFIG_LINE
-_BUMP_TITLE = re.compile(
-    r"\b(bump|upgrade|pin|unpin|update|downgrade)\b.{0,60}\b(to|from|version|v?\d)", re.I
-)
-
-
-# A manifest's own version (`version = "0.5.1"` in Cargo.toml/pyproject.toml, `"version": "0.5.1"` in
-# package.json): set across a workspace, it is a release, not a dependency change.
-_OWN_VERSION = re.compile(r"\n([+-])[ \t]*+\"?version\"?[ \t]*+[:=][ \t]*+\"([^\"\n]+)\"")
-# A dependency on a member of the same workspace: Cargo's `path = ...`, npm's `workspace:` protocol.
-_INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
-
-
-def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> list[_Find]:
-    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`):
-    what gets installed now depends on the day."""
-    finds: list[_Find] = []
-    if fd.role != "build":  # a manifest, not a vendored or generated file that happens to hold `x = 2`
-        return finds
-    for name, version in old.items():
-        if name in seen or "." not in version:  # `2.46.0` is a pin; `debug = 1` is a setting
-            continue
-        m = re.search(r"\n\+[ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])([^\n]*)", head, re.I)
-        # a version in another spelling (`{ version = "2.2" }`) or from the workspace still pins it
-        rest = m.group(1) if m else ""
-        pinned = any(c.isdigit() for c in rest) or "workspace" in rest or _INTERNAL_DEP.search(rest)
-        if m and not pinned:
-            spec = m.group(0)[2:].strip()[:60]
-            finds.append((fd.filename, fd.patch, m.start(), f"{name}: {version} -> {spec} (no version)"))
-    return finds
-
-
-_RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
-
-
-def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Signal]:
-    """Dependency version changes in build files (requirements, pyproject, Cargo.toml, package.json,
-    setup.py, Dockerfile, ...), and releases: a version set in the manifests of a workspace reads as one
-    release (signal "release"), with the workspace's own crates/packages pinned to it, not as dozens of
-    dependency changes."""
-    ev: list[_Find] = []
-    releases: dict[str, list[str]] = {}  # new version -> manifests that set it as their own
-    internal = 0  # workspace members' versions moved along with the release
-    for fd in files:
-        if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
-            continue
-        head = "\n" + _first_lines(fd.patch, _MAX_KEY_LINES)
-        own = {m.group(1): m.group(2) for m in _OWN_VERSION.finditer(head)}
-        if "+" in own and own.get("-") != own["+"]:
-            releases.setdefault(own["+"], []).append(fd.filename)
-        old: dict[str, str] = {}
-        for m in _DEP_LINE.finditer(head):
-            name = m.group(2).lower()
-            if name == "version":  # the manifest's own version, above
-                continue
-            if m.group(1) == "-":
-                old[name] = m.group(3)
-            elif old.get(name) != m.group(3):
-                line_end = head.find("\n", m.end())
-                if _INTERNAL_DEP.search(head, m.start(), line_end if line_end >= 0 else len(head)):
-                    internal += 1
-                    continue
-                was = f"{old[name]} -> " if name in old else "added "
-                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
-        ev += _unpinned(fd, head, old, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
-    n_ev = int(conv.threshold("max_evidence", 3))
-    sigs: list[Signal] = []
-    manifests = sum(len(v) for v in releases.values())
-    if releases and (manifests >= 2 or internal or _RELEASE_TITLE.search(title or "")):
-        # the version the title names, else the one most manifests set (internal crates keep 0.0.x)
-        named = [v for v in releases if v in (title or "")]
-        main = named[0] if named else max(releases, key=lambda v: len(releases[v]))
-        label = f"release {main}: version set in {manifests} manifest(s)" + (
-            f", {internal} workspace member pin(s) moved with it" if internal else ""
-        )
-        sigs.append(
-            Signal(
-                "release",
-                label,
-                conv.weight("release", conv.weight("deps.bump")),
-                [Evidence(f, None, f"version -> {main}") for f in releases[main][:n_ev]],
-            )
-        )
-    elif releases:  # one manifest's version alone: as before, a version change among the deps
-        ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
-    if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
-        ev.append((None, None, None, title))
-    sigs += _counted("deps.bump", "dependency versions changed", ev, conv)
-    return sigs
-
-
 # ---- commands, downloads and secrets ----------------------------------------------------------------
 # A command string run through a shell: subprocess with shell=True, os.system/os.popen, an asyncio shell,
 # or a subprocess call whose command is built from a string (f-string, format, concatenation).
@@ -964,16 +600,16 @@ def _added_code(line: str) -> str | None:
 
 
 def _is_script(fd: FileDiff) -> bool:
-    return fd.role in ("ci", "build") or fd.language in _SCRIPT_LANGUAGES or fd.filename.endswith(".sh")
+    return fd.role in ("ci", "build") or fd.language in SCRIPT_LANGUAGES or fd.filename.endswith(".sh")
 
 
 def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
     """Commands run through a shell (security.shell), secrets on command lines (security.secret_cli),
     and CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main) or
     that run with more power than they need or trust unverified package hosts (security.ci_download)."""
-    shell: list[_Find] = []
-    secrets: list[_Find] = []
-    downloads: list[_Find] = []
+    shell: list[Find] = []
+    secrets: list[Find] = []
+    downloads: list[Find] = []
     for fd, pos, line in words.lines_holding(_COMMAND_IDS["shell"]):
         code = _added_code(line)
         if not code or code.startswith("//"):
@@ -1000,9 +636,9 @@ def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
         if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
             downloads.append((fd.filename, fd.patch, pos, code[:200]))
     return (
-        _counted("security.shell", "commands run through a shell", shell, conv)
-        + _counted("security.secret_cli", "secrets on command lines", secrets, conv)
-        + _counted(
+        counted_signals("security.shell", "commands run through a shell", shell, conv)
+        + counted_signals("security.secret_cli", "secrets on command lines", secrets, conv)
+        + counted_signals(
             "security.ci_download",
             "CI or scripts run unpinned downloads or with elevated rights",
             downloads,

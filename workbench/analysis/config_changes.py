@@ -1,0 +1,245 @@
+"""What a PR's configuration changes: defaults (dataclass fields and argparse defaults in code, values
+of existing keys in YAML/TOML/JSON), config keys added or removed, new switches on by default, the
+settings of CI jobs and scripts, and dependency versions and releases in manifests.
+
+Keys and values are read with regexes anchored on line starts, one pass over each patch's first lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .conventions import Conventions
+from .diff import FileDiff, added_lines_with
+from .model import Evidence, Signal
+from .patchscan import in_added_section
+from .signals import SCRIPT_LANGUAGES, Find, counted_signals
+
+
+def _value(v: str) -> str:
+    """A default or config value without its trailing comment and separators."""
+    return v.split(" #", 1)[0].strip().rstrip(",")
+
+
+_FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
+_ARG_DEFAULT = re.compile(
+    r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
+)
+# Possessive for the same reason as _DEP below: a key is followed by a quote, a blank or the separator.
+_CONFIG_KEY = re.compile(r"([+-])[ \t]*+[\"']?([\w.\-]++)[\"']?[ \t]*+[:=][ \t]*(.*)")
+# The same, as one scan of the patch anchored on newlines (nothing in it matches a newline, so each match
+# is one line, as matching line by line was) instead of a Python loop over every line.
+_CONFIG_LINE = re.compile("\n" + _CONFIG_KEY.pattern)
+_MAX_KEY_LINES = 401  # config and dependency keys are read in a patch's first lines only
+
+
+def _first_lines(text: str, n: int) -> str:
+    """`text` cut after its first `n` lines."""
+    if text.count("\n") < n:
+        return text
+    return "\n".join(text.split("\n", n)[:n])
+
+
+_RELEASE = re.compile(r"^[\"']?v?\d+\.\d+\.\d+")
+_DOC_KEYS = frozenset(
+    {"description", "markdownDescription", "title", "help", "doc", "docs", "summary", "$comment"}
+)
+# a dependency in a manifest: a version, a path/git/workspace source, or a list of features
+_DEPENDENCY_VALUE = re.compile(r"\d+\.\d+|\bversion\b|\bpath\s*=|\bgit\s*=|\bworkspace\b|^\[")
+
+
+def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """Defaults changed: dataclass fields and argparse defaults in code, values of existing keys in
+    YAML/TOML/JSON files (config.defaults); keys added or removed in those files (config.keys); values of
+    existing keys in CI workflows and shell scripts (settings.changed)."""
+    defaults: list[Find] = []
+    keys: list[Find] = []
+    # A CI job's or a script's own setting (a timeout, a Hydra override in a run script) is no user's
+    # default, but it is what such a PR changes: its key is the symbol a reader looks for.
+    settings: list[Find] = []
+    switched_on: list[Find] = []
+    for fd in files:
+        p = fd.patch
+        # no removed line (an added file has none: no need to scan its patch, often the PR's longest)
+        if not p or fd.status == "added" or (not p.startswith("-") and "\n-" not in p):
+            if not (p and fd.role == "config"):
+                continue
+        if fd.role == "code" and fd.language == "Python":
+            text = "\n" + p
+            for m in _FIELD_DEFAULT.finditer(text):
+                declared = m.group(0).split("=", 1)[0]
+                if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
+                    continue  # a function's parameter, not a field: a signature change, not a default
+                indent, name, old = m.group(1), m.group(2), _value(m.group(3))
+                i = text.find(f"\n+{indent}{name}")
+                if i >= 0:
+                    j = text.find("\n", i + 1)
+                    line = text[i + 2 : j if j >= 0 else len(text)]
+                    new = _value(line.split("=", 1)[1]) if "=" in line else None
+                    if new is not None and new != old:
+                        defaults.append((fd.filename, p, i, f"{name}: {old} -> {new}"[:200]))
+            if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
+                for m in _ARG_DEFAULT.finditer(text):
+                    name, old = m.group(1), m.group(2).strip()
+                    for start, line in added_lines_with(p, name, word=False, limit=5):
+                        if "default" in line:
+                            new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
+                            if new != old:
+                                defaults.append(
+                                    (fd.filename, p, start, f"--{name}: default {old} -> {new}"[:200])
+                                )
+                            break
+        elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
+            old_vals, new_vals = _key_values(p)
+            for k, (v, at) in new_vals.items():
+                if k.startswith("_") or k == "version" or k in _DOC_KEYS:
+                    # meta keys (`_target_`: which class reads the section) and documentation are not
+                    # settings, and a package's own version is a release: a workspace bump is one
+                    # release, not N defaults
+                    continue
+                if fd.role == "build" and (
+                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(old_vals.get(k, ""))
+                ):
+                    continue  # a manifest's dependency entry (scan_deps reads those), not a setting
+                if _RELEASE.search(v) or _RELEASE.search(old_vals.get(k, "")):
+                    continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
+                if k in old_vals and old_vals[k] != v and not v.startswith("${"):
+                    # (a value bound to another key, "${...}", follows that key's default: no new one)
+                    defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
+                elif k not in old_vals:
+                    keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
+                    # a new switch, on, in a section runs already have: every run that never heard of it
+                    # now takes its path (a new section's fields configure a new feature; Cargo's
+                    # `edition.workspace = true` inherits a value, it switches nothing)
+                    on = v.lower() == "true" and not k.endswith("workspace")
+                    if on and fd.status != "added" and not in_added_section(p, at):
+                        switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
+            for k in old_vals:  # in file order: a set difference's order changes with the hash seed
+                if k in new_vals or k == "version":
+                    continue
+                keys.append((fd.filename, None, None, f"removed {k}"[:200]))
+        elif fd.role == "ci" or fd.language in SCRIPT_LANGUAGES:
+            old_vals, new_vals = _key_values(p)
+            for k, (v, at) in new_vals.items():
+                if k in old_vals and old_vals[k] != v:
+                    settings.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
+    # a generated copy of a config follows its source: the source's lines are the evidence shown
+    for finds in (defaults, switched_on):
+        finds.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
+    return (
+        counted_signals("config.defaults", "default values changed", defaults, conv)
+        + counted_signals("config.keys", "config keys changed", keys, conv)
+        + counted_signals("settings.changed", "settings of CI jobs or scripts changed", settings, conv)
+        + counted_signals("config.on_by_default", "new settings on by default", switched_on, conv)
+    )
+
+
+def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
+    """({key: removed value}, {key: (added value, where its line starts in the patch)}) of the
+    `key: value` / `key=value` lines in the patch's first lines."""
+    old_vals: dict[str, str] = {}
+    new_vals: dict[str, tuple[str, int]] = {}
+    # m.start() in "\n" + head is where the line starts in the patch
+    for m in _CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)):
+        if m.group(1) == "-":
+            old_vals[m.group(2)] = _value(m.group(3))
+        else:
+            new_vals[m.group(2)] = (_value(m.group(3)), m.start())
+    return old_vals, new_vals
+
+
+# Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an
+# operator must), so giving back part of the name never helps; without them every word of a Dockerfile
+# or setup.py line was retried letter by letter.
+_DEP = re.compile(
+    r"([+-])[ \t]*+[\"']?([A-Za-z][\w.\-]*+(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
+)
+_DEP_LINE = re.compile("\n" + _DEP.pattern)  # one scan anchored on newlines, as _CONFIG_LINE
+_BUMP_TITLE = re.compile(
+    r"\b(bump|upgrade|pin|unpin|update|downgrade)\b.{0,60}\b(to|from|version|v?\d)", re.I
+)
+
+
+# A manifest's own version (`version = "0.5.1"` in Cargo.toml/pyproject.toml, `"version": "0.5.1"` in
+# package.json): set across a workspace, it is a release, not a dependency change.
+_OWN_VERSION = re.compile(r"\n([+-])[ \t]*+\"?version\"?[ \t]*+[:=][ \t]*+\"([^\"\n]+)\"")
+# A dependency on a member of the same workspace: Cargo's `path = ...`, npm's `workspace:` protocol.
+_INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
+
+
+def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> list[Find]:
+    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`):
+    what gets installed now depends on the day."""
+    finds: list[Find] = []
+    if fd.role != "build":  # a manifest, not a vendored or generated file that happens to hold `x = 2`
+        return finds
+    for name, version in old.items():
+        if name in seen or "." not in version:  # `2.46.0` is a pin; `debug = 1` is a setting
+            continue
+        m = re.search(r"\n\+[ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])([^\n]*)", head, re.I)
+        # a version in another spelling (`{ version = "2.2" }`) or from the workspace still pins it
+        rest = m.group(1) if m else ""
+        pinned = any(c.isdigit() for c in rest) or "workspace" in rest or _INTERNAL_DEP.search(rest)
+        if m and not pinned:
+            spec = m.group(0)[2:].strip()[:60]
+            finds.append((fd.filename, fd.patch, m.start(), f"{name}: {version} -> {spec} (no version)"))
+    return finds
+
+
+_RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
+
+
+def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Signal]:
+    """Dependency version changes in build files (requirements, pyproject, Cargo.toml, package.json,
+    setup.py, Dockerfile, ...), and releases: a version set in the manifests of a workspace reads as one
+    release (signal "release"), with the workspace's own crates/packages pinned to it, not as dozens of
+    dependency changes."""
+    ev: list[Find] = []
+    releases: dict[str, list[str]] = {}  # new version -> manifests that set it as their own
+    internal = 0  # workspace members' versions moved along with the release
+    for fd in files:
+        if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
+            continue
+        head = "\n" + _first_lines(fd.patch, _MAX_KEY_LINES)
+        own = {m.group(1): m.group(2) for m in _OWN_VERSION.finditer(head)}
+        if "+" in own and own.get("-") != own["+"]:
+            releases.setdefault(own["+"], []).append(fd.filename)
+        old: dict[str, str] = {}
+        for m in _DEP_LINE.finditer(head):
+            name = m.group(2).lower()
+            if name == "version":  # the manifest's own version, above
+                continue
+            if m.group(1) == "-":
+                old[name] = m.group(3)
+            elif old.get(name) != m.group(3):
+                line_end = head.find("\n", m.end())
+                if _INTERNAL_DEP.search(head, m.start(), line_end if line_end >= 0 else len(head)):
+                    internal += 1
+                    continue
+                was = f"{old[name]} -> " if name in old else "added "
+                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
+        ev += _unpinned(fd, head, old, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs: list[Signal] = []
+    manifests = sum(len(v) for v in releases.values())
+    if releases and (manifests >= 2 or internal or _RELEASE_TITLE.search(title or "")):
+        # the version the title names, else the one most manifests set (internal crates keep 0.0.x)
+        named = [v for v in releases if v in (title or "")]
+        main = named[0] if named else max(releases, key=lambda v: len(releases[v]))
+        label = f"release {main}: version set in {manifests} manifest(s)" + (
+            f", {internal} workspace member pin(s) moved with it" if internal else ""
+        )
+        sigs.append(
+            Signal(
+                "release",
+                label,
+                conv.weight("release", conv.weight("deps.bump")),
+                [Evidence(f, None, f"version -> {main}") for f in releases[main][:n_ev]],
+            )
+        )
+    elif releases:  # one manifest's version alone: as before, a version change among the deps
+        ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
+    if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
+        ev.append((None, None, None, title))
+    sigs += counted_signals("deps.bump", "dependency versions changed", ev, conv)
+    return sigs

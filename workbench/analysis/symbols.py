@@ -1,0 +1,143 @@
+"""Key symbols and API changes: the definitions a PR's hunk headers name and the definition lines it
+adds or removes (Python, Rust, Go, TypeScript/JavaScript, Java/Kotlin, C/C++), weighed per file, and the
+public functions and classes it removes or whose signature it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .conventions import Conventions
+from .diff import FileDiff
+from .model import Evidence, Signal
+from .patchscan import definition_lines, documented_names, hunk_section_texts, is_noise_symbol, section_symbol
+from .signals import CodeFacts, Find, counted_signals
+
+
+@lru_cache(maxsize=16384)  # hunk headers repeat: the same function is touched by many hunks and PRs
+def section_name(section: str) -> str | None:
+    """The symbol a hunk header names (any language; keywords, modifiers and placeholders are not)."""
+    return section_symbol(section)
+
+
+# Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
+_PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
+
+
+_RUST_PUB = re.compile(r"(?:^|\s)pub\s")
+
+
+def _is_public(language: str | None, modifiers: str, name: str) -> bool:
+    """Whether a definition is part of a module's public surface, by its language's own rule."""
+    if language == "Rust":
+        return _RUST_PUB.search(modifiers) is not None  # `pub(crate)` is not the crate's API
+    if language == "Go":
+        return name[:1].isupper()
+    if language in ("TypeScript", "JavaScript", "TSX", "JSX"):
+        return "export" in modifiers
+    if language == "Java":
+        return "public" in modifiers
+    return not name.startswith("_")
+
+
+def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
+    """Enclosing definitions from @@ headers, and definition lines added or removed (Python, Rust, Go,
+    TypeScript/JavaScript, Java/Kotlin, C/C++) -> key symbols and API-change signals.
+
+    Keywords, modifiers, single letters and placeholder names never become symbols
+    (`patchscan.is_noise_symbol`); snapshot files are recorded output, not definitions."""
+    removed_ev: list[Evidence] = []
+    signature_ev: list[Find] = []
+    per_file: list[dict[str, float]] = []  # each file's symbol weights, combined below
+    for fd in files:
+        if fd.role == "docs" and fd.patch:
+            # what a page documents is named in its inline code; weighed as a test's symbols, below any
+            # code symbol, so they lead only a PR that is mostly documentation
+            documented = documented_names(fd.patch)
+            per_file.append(dict.fromkeys(documented, 0.3))
+            facts.file_symbols[fd.filename] = documented
+            continue
+        if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
+            continue
+        symbols: dict[str, float] = {}
+        per_file.append(symbols)
+        w = 1.0 if fd.role == "code" else 0.3
+        names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
+        for n in dict.fromkeys(names):
+            symbols[n] = symbols.get(n, 0) + w
+        if fd.filename.endswith(_PROSE_SUFFIXES):
+            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+            continue
+        added: dict[str, tuple[str, int]] = {}
+        removed: dict[str, str] = {}
+        public: set[str] = set()
+        types: set[str] = set()  # added classes, structs, enums, traits, interfaces
+        # one scan anchored on newlines finds every added or removed definition line
+        for m in definition_lines(fd.patch, fd.language):
+            name = m.group("name")
+            if is_noise_symbol(name):
+                continue
+            sig = " ".join((m.group("sig") or "").split())
+            if _is_public(fd.language, m.group("mods"), name):
+                public.add(name)
+            if m.group("sign") == "+":
+                if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
+                    types.add(name)
+                added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
+            else:
+                removed[name] = sig
+        if not added and not removed:
+            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+            continue
+        added_weight = 1.5 if fd.role == "code" else 0.3
+        for name in added:
+            names.append(name)
+            symbols[name] = symbols.get(name, 0) + added_weight + (_NEW_TYPE_BONUS if name in types else 0)
+        for name in removed:
+            if name not in added:
+                names.append(name)
+                symbols[name] = symbols.get(name, 0) + w
+        facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+        if fd.role != "code":
+            continue
+        for name, old_sig in removed.items():
+            if name not in public:
+                continue
+            if name not in added:
+                removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
+            elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
+                sig, start = added[name]
+                signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
+    _combine_files(facts.symbols, per_file)
+    n_ev = int(conv.threshold("max_evidence", 3))
+    sigs = []
+    if removed_ev:
+        sigs.append(
+            Signal(
+                "api.removed",
+                f"public functions/classes removed or renamed ({len(removed_ev)})",
+                conv.weight("api.removed"),
+                removed_ev[:n_ev],
+            )
+        )
+    sigs += counted_signals("api.signature", "public signatures changed", signature_ev, conv)
+    return sigs
+
+
+# A type the PR adds is the design a reader studies; its methods are how it works. The type leads them.
+_NEW_TYPE_BONUS = 0.25
+_TYPE_KEYWORD = re.compile(r"\b(?:class|struct|enum|trait|interface)\b")
+
+
+def _combine_files(symbols: dict[str, float], per_file: list[dict[str, float]]) -> None:
+    """Each name's weight across files: its heaviest file's. A name defined or touched in many files is
+    one interface implemented again and again (every tool's `run`, every callback's `on_step_end`);
+    summed, such names outranked the interface and the types the PR is about."""
+    for weights in per_file:
+        for name, w in weights.items():
+            symbols[name] = max(symbols.get(name, 0.0), w)
+
+
+def _norm_sig(s: str) -> str:
+    return re.sub(r"\s+|,\)", "", s).rstrip(":")
