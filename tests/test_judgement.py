@@ -691,3 +691,21 @@ def test_an_unclosed_message_full_of_backslashes_is_read_at_once():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines() == ["None", 'it is "not" done yet']
+
+
+def test_a_signature_that_only_gains_optional_parameters_breaks_no_caller():
+    def signature(old, new):
+        return py([f"-def estimate_flops{old}:", f"+def estimate_flops{new}:"], name="pkg/flops.py")
+
+    for new in ("(self, seqlens, delta_time, **kwargs)", "(self, seqlens, delta_time, *args)",
+                "(self, seqlens, delta_time, *, images=None)"):  # fmt: skip
+        a = analyze(record([signature("(self, seqlens, delta_time)", new)], title="[perf] feat: vl flops"))
+        assert a.signal("api.signature") and "breaking-api" not in kinds(a), new
+    for new in (
+        "(self, seqlens, images)",
+        "(self, seqlens, *, images)",
+        "(self, seqlens, delta_time, images)",
+    ):
+        a = analyze(record([signature("(self, seqlens, delta_time)", new)], title="[perf] feat: vl flops"))
+        assert "breaking-api" in kinds(a), new
+

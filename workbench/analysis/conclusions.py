@@ -284,7 +284,8 @@ def _params(sig: str) -> list[str]:
 
 
 def _only_adds_defaults(evidence_text: str) -> bool:
-    """`f(a, b) -> f(a, b, c=1)`: new parameters with defaults after the old ones keep callers working."""
+    """`f(a, b) -> f(a, b, c=1)` or `f(a, b, **kwargs)`: new parameters after the old ones that no caller
+    has to pass (a default, `*args`, `**kwargs`, the bare `*`) keep callers working."""
     if " -> " not in evidence_text:
         return False
     old, new = evidence_text.split(" -> ", 1)
@@ -294,7 +295,7 @@ def _only_adds_defaults(evidence_text: str) -> bool:
     return (
         len(after) > len(before)
         and after[: len(before)] == before
-        and all("=" in p for p in after[len(before) :])
+        and all("=" in p or p.startswith("*") for p in after[len(before) :])
     )
 
 
