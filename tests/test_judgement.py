@@ -709,3 +709,12 @@ def test_a_signature_that_only_gains_optional_parameters_breaks_no_caller():
         a = analyze(record([signature("(self, seqlens, delta_time)", new)], title="[perf] feat: vl flops"))
         assert "breaking-api" in kinds(a), new
 
+
+def test_injection_in_a_description_is_security_only_as_an_attack():
+    code = py(["+    self.seed = seed + index"])
+    design = "Adds a seed injection point so subclasses pick their own; Docker bypasses GPU injection here."
+    a = analyze(record([code], title="[rollout] feat: seeds", body=design))
+    assert not a.signal("risk.security")
+    attack = "Fixes a shell injection: the command was built from user input."
+    b = analyze(record([code], title="[rollout] fix: quoting", body=attack))
+    assert b.signal("risk.security")

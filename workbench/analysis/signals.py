@@ -89,7 +89,9 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
             "trust_remote_code=True verify=False",
             "s",
         ),
-        ("security", "vulnerab", "cve-", "injection", "安全"),
+        # "injection" alone is mostly a design word in descriptions (seed, GPU, dependency injection)
+        ("security", "vulnerab", "cve-", "安全")
+        + tuple(f"{kind} injection" for kind in ("shell", "command", "code", "sql", "template", "prompt")),
     ),
 }
 # Statements judged by where they stand on the line: a bare `pass`, `except:` / `except Exception`,
