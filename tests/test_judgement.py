@@ -254,6 +254,8 @@ def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
             '+            "actor/kl_loss": kl_loss.detach().item() * loss_scale_factor,',
             '+        metrics["actor/pg_loss"] = pg_loss.item() * scale',
             "+        # loss = loss / n  (kept for reference)",
+            "+        entropy_rmpad = self.compute_entropy_from_logits(logits_rmpad)  # ((total_nnz / sp) + pad)",
+            "+        old_log_prob=log_prob,  # current policy (for the IS ratio: pi_current / pi_rollout)",
         ]
     )
     assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))

@@ -448,9 +448,12 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
             continue
         line = line[1:]
         name = _OBJECTIVE_NAME.search(line)
-        if not name or not _ARITHMETIC.search(line, name.end()):
+        arithmetic = _ARITHMETIC.search(line, name.end()) if name else None
+        if not arithmetic:
             continue
-        if not in_program_code(line, name.start(), fd.language) or _in_docstring(fd, local):
+        # both in code: `entropy = f(logits)  # (nnz / sp)` computes nothing from the division it notes
+        in_code = (in_program_code(line, at, fd.language) for at in (name.start(), arithmetic.start()))
+        if not all(in_code) or _in_docstring(fd, local):
             continue
         hits.append(Hit(fd, local, line.strip()[:200]))
         facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
