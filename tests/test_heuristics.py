@@ -107,6 +107,12 @@ def test_tests_missing_and_added():
     assert "tests.added" in names(b) and "tests.missing" not in names(b)
     small = analyze(record([code_file(code_lines(3))]))
     assert "tests.missing" not in names(small)
+    # a run script is tried by running it: its lines ask for no unit test, and the code's are counted alone
+    script = file("examples/run_grpo.sh", hunk(1, [f"+    trainer.arg_{i}={i} \\" for i in range(60)]))
+    assert "tests.missing" not in names(analyze(record([script, code_file(code_lines(5))])))
+    both = analyze(record([script, code_file(code_lines(30))]))
+    missing = sig(both, "tests.missing")
+    assert missing.label.startswith("30 lines") and [e.file for e in missing.evidence] == ["pkg/engine.py"]
 
 
 def test_size_signals_and_roles_shares():

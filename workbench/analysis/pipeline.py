@@ -51,6 +51,7 @@ from .discussion import (
 from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
 from .signals import (
     RISK_ROLES,
+    SCRIPT_LANGUAGES,
     CodeFacts,
     find_words,
     scan_commands,
@@ -102,6 +103,7 @@ class Measure:
     churn: int
     read_lines: float
     code_lines: int
+    testable_lines: int  # code lines a unit test could cover: not those of run scripts
     removal: bool  # deletes far more than it adds: a backend, a feature or a file set goes
     dominant_area: str | None
     size_label: str
@@ -176,6 +178,11 @@ def _omitted_lines(record: PRRecord, files: list[FileDiff]) -> dict[int, int]:
     return shares
 
 
+def _testable(fd: FileDiff) -> bool:
+    """Code a unit test covers; a run script (examples/run_grpo.sh) is tried by running it."""
+    return fd.role in ("code", "notebook") and fd.language not in SCRIPT_LANGUAGES
+
+
 def measure(pr: PRInput, conv: Conventions) -> Measure:
     files = pr.files
     extra = _omitted_lines(pr.record, files)
@@ -183,12 +190,14 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
     area_lines: dict[str, int] = {}
     readable, test_files, generated = [], [], []
     has_patches = False
-    added = deleted = 0
+    added = deleted = testable = 0
     for i, fd in enumerate(files):
         changes = fd.changes + extra.get(i, 0)
         if fd.status == "removed":
             changes = max(1, changes // 10)  # a deleted file is not read line by line
         roles[fd.role] = roles.get(fd.role, 0) + changes
+        if _testable(fd):
+            testable += changes
         has_patches = has_patches or bool(fd.patch)
         if fd.role == "generated":
             generated.append(fd)
@@ -222,6 +231,7 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         churn=churn,
         read_lines=sum(READ_COST.get(r, 1.0) * v for r, v in roles.items()),
         code_lines=roles.get("code", 0) + roles.get("notebook", 0),
+        testable_lines=testable,
         removal=deleted >= _REMOVAL_RATIO * max(added, 1) and deleted >= conv.threshold("medium_lines", 80),
         dominant_area=dominant,
         size_label=f"{churn} changed lines in {len(files)} files",
@@ -256,15 +266,19 @@ def _tests_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
             conv.weight("tests.added"),
             ev,
         )
-    if m.code_lines >= conv.threshold("tests_missing_min_lines", 20) and not m.test_files and not m.removal:
-        code = [fd for fd in sorted(pr.files, key=lambda f: -f.changes) if fd.role in ("code", "notebook")]
+    if (
+        m.testable_lines >= conv.threshold("tests_missing_min_lines", 20)
+        and not m.test_files
+        and not m.removal
+    ):
         ev = [
             Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
-            for fd in code
+            for fd in sorted(pr.files, key=lambda f: -f.changes)
+            if _testable(fd)
         ]
         return Signal(
             "tests.missing",
-            f"{m.code_lines} lines of code changed, no test changed",
+            f"{m.testable_lines} lines of code changed, no test changed",
             conv.weight("tests.missing"),
             ev[:n_ev],
         )
