@@ -720,3 +720,63 @@ def test_injection_in_a_description_is_security_only_as_an_attack():
     attack = "Fixes a shell injection: the command was built from user input."
     b = analyze(record([code], title="[rollout] fix: quoting", body=attack))
     assert b.signal("risk.security")
+
+
+def test_a_changed_setting_is_compared_with_the_line_it_replaces():
+    # `train_tp=1` becomes 2; further down a branch that also set `train_tp=2` goes: the change is 1 -> 2
+    script = file(
+        "tests/special_e2e/run_fully_async.sh",
+        hunk(
+            185,
+            [
+                "     gen_tp=2",
+                "-    train_tp=1",
+                "+    train_tp=2",
+                "-    actor_offload=False",
+                "+    actor_offload=True",
+                "     python3 -m verl.trainer.main \\",
+                '-    if [ "$device_name" == "npu" ]; then',
+                "-        train_tp=2",
+                "-        actor_offload=True",
+                "-    fi",
+            ],
+        ),
+    )
+    a = analyze(record([script], title="[ci] fix: oom in the fully async test"))
+    texts = [e.text for e in a.signal("settings.changed").evidence]
+    assert texts == ["train_tp: 1 -> 2", "actor_offload: False -> True"]
+    assert a.key_symbols[:2] == ["train_tp", "actor_offload"]
+
+
+def test_a_value_spelt_another_way_is_no_changed_default():
+    respelt = file(
+        "pkg/config/ppo.yaml",
+        hunk(
+            10,
+            [
+                "   actor:",
+                "-    trust_remote_code: False",
+                "+    trust_remote_code: false",
+                "-    expert_tensor_parallel_size: None",
+                "+    expert_tensor_parallel_size: null",
+                '-    loss_agg_mode: "token-mean"',
+                "+    loss_agg_mode: token-mean",
+                "-    lr_warmup_steps_ratio: 0.",
+                "+    lr_warmup_steps_ratio: 0.0",
+                "-    logger: ['console', 'wandb']",
+                '+    logger: [ "console", "wandb" ]',
+            ],
+        ),
+    )
+    a = analyze(record([respelt], title="[trainer] chore: reformat the config"))
+    assert not a.signal("config.defaults") and "config-default-change" not in kinds(a)
+    script = file(
+        "examples/run.sh",
+        hunk(3, ['-    algorithm.adv_estimator="$ADV" \\', "+    algorithm.adv_estimator=$ADV"]),
+    )
+    assert not analyze(record([script], title="[ci] chore: quotes")).signal("settings.changed")
+    changed = file(
+        "pkg/config/ppo.yaml", hunk(10, ["   actor:", "-    use_shm: False", "+    use_shm: true"])
+    )
+    b = analyze(record([changed], title="[trainer] feat: shm on"))
+    assert [e.text for e in b.signal("config.defaults").evidence] == ["use_shm: False -> true"]

@@ -17,8 +17,34 @@ from .signals import SCRIPT_LANGUAGES, Find, counted_signals
 
 
 def _value(v: str) -> str:
-    """A default or config value without its trailing comment and separators."""
-    return v.split(" #", 1)[0].strip().rstrip(",")
+    """A default or config value without its trailing comment, separator or a shell line's `\\`."""
+    return v.split(" #", 1)[0].strip().rstrip(",\\").rstrip()
+
+
+_NULL_SPELLINGS = frozenset({"", "~", "null", "none"})
+
+
+def _canonical(value: str) -> str:
+    """A value as YAML (or a shell) reads it: quotes, inner blanks, and the YAML or Python spelling of a
+    null, a switch or a number do not change it (`None`/`null`, `True`/`true`, `"mean"`/`mean`,
+    `0.`/`0.0`, `{ }`/`{}`, `['a']`/`["a"]`)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    low = value.lower()
+    if low in _NULL_SPELLINGS:
+        return "null"
+    if low in ("true", "false"):
+        return low
+    try:
+        return repr(float(value))
+    except ValueError:
+        return "".join(value.split()).replace("'", '"')
+
+
+def _changed(old: str | None, new: str) -> bool:
+    """Whether a key's value really changed, not only its spelling (a config reformatted, or moved
+    between YAML and Python, sets no new default)."""
+    return old is not None and _canonical(old) != _canonical(new)
 
 
 _FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
@@ -91,22 +117,22 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                             break
         elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
             old_vals, new_vals = _key_values(p)
-            for k, (v, at) in new_vals.items():
+            for k, (v, at, was) in new_vals.items():
                 if k.startswith("_") or k == "version" or k in _DOC_KEYS:
                     # meta keys (`_target_`: which class reads the section) and documentation are not
                     # settings, and a package's own version is a release: a workspace bump is one
                     # release, not N defaults
                     continue
                 if fd.role == "build" and (
-                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(old_vals.get(k, ""))
+                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(was or "")
                 ):
                     continue  # a manifest's dependency entry (scan_deps reads those), not a setting
-                if _RELEASE.search(v) or _RELEASE.search(old_vals.get(k, "")):
+                if _RELEASE.search(v) or _RELEASE.search(was or ""):
                     continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
-                if k in old_vals and old_vals[k] != v and not v.startswith("${"):
+                if _changed(was, v) and not v.startswith("${"):
                     # (a value bound to another key, "${...}", follows that key's default: no new one)
-                    defaults.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
-                elif k not in old_vals:
+                    defaults.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
+                elif was is None:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
                     # a new switch, on, in a section runs already have: every run that never heard of it
                     # now takes its path (a new section's fields configure a new feature; Cargo's
@@ -120,9 +146,9 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
         elif fd.role == "ci" or fd.language in SCRIPT_LANGUAGES:
             old_vals, new_vals = _key_values(p)
-            for k, (v, at) in new_vals.items():
-                if k in old_vals and old_vals[k] != v:
-                    settings.append((fd.filename, p, at, f"{k}: {old_vals[k]} -> {v}"[:200]))
+            for k, (v, at, was) in new_vals.items():
+                if _changed(was, v):
+                    settings.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
     # a generated copy of a config follows its source: the source's lines are the evidence shown
     for finds in (defaults, switched_on):
         finds.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
@@ -134,18 +160,26 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     )
 
 
-def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
-    """({key: removed value}, {key: (added value, where its line starts in the patch)}) of the
-    `key: value` / `key=value` lines in the patch's first lines."""
+def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int, str | None]]]:
+    """({key: removed value}, {key: (added value, where its line starts in the patch, the value it
+    replaces or None)}) of the `key: value` / `key=value` lines in the patch's first lines.
+
+    A diff shows a changed line as its removal followed by its addition, so an added key replaces the
+    removal of that key nearest above it; a key removed twice (`train_tp=1` changed to 2 here, and a
+    branch that set `train_tp=2` deleted further down) is then compared with the right one. A key
+    removed only below its addition moved: it is compared with that removal."""
     old_vals: dict[str, str] = {}
-    new_vals: dict[str, tuple[str, int]] = {}
+    new_vals: dict[str, tuple[str, int, str | None]] = {}
     # m.start() in "\n" + head is where the line starts in the patch
     for m in _CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)):
+        key, value = m.group(2), _value(m.group(3))
         if m.group(1) == "-":
-            old_vals[m.group(2)] = _value(m.group(3))
+            old_vals[key] = value
         else:
-            new_vals[m.group(2)] = (_value(m.group(3)), m.start())
-    return old_vals, new_vals
+            new_vals[key] = (value, m.start(), old_vals.get(key))
+    return old_vals, {
+        k: (v, at, old_vals.get(k) if was is None else was) for k, (v, at, was) in new_vals.items()
+    }
 
 
 # Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an
