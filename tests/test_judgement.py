@@ -780,3 +780,24 @@ def test_a_value_spelt_another_way_is_no_changed_default():
     )
     b = analyze(record([changed], title="[trainer] feat: shm on"))
     assert [e.text for e in b.signal("config.defaults").evidence] == ["use_shm: False -> true"]
+
+
+def test_a_field_declared_by_its_type_does_nothing():
+    fields = py(
+        [
+            "+    zmq_port: int",
+            "+    lock: threading.Lock | None",
+            "+    socket: zmq.Socket,",
+            "+    buf: torch.Tensor",
+        ]
+    )
+    a = analyze(record([fields], title="[ckpt] feat: metadata"))
+    assert not a.signal("risk.concurrency") and not a.signal("risk.memory")
+    used = py(
+        [
+            "+    lock: threading.Lock = threading.Lock()",
+            "+    self.socket = self.zmq_context.socket(zmq.REQ)",
+        ]
+    )
+    b = analyze(record([used], title="[ckpt] feat: sockets"))
+    assert len(b.signal("risk.concurrency").evidence) == 2

@@ -253,6 +253,9 @@ _NOT_BEHAVIOUR = re.compile(
 )
 # a parameter in a multi-line signature ("dtype: torch.dtype = torch.bfloat16,"): a declaration
 _PARAMETER = re.compile(r"\w+\s*:\s*[^=()]+=\s*[^=]*,\s*$")
+# a field or parameter declared by its type alone ("zmq_port: int", "lock: threading.Lock | None,"):
+# it names what an object holds; what the program does with it is on the lines that use it
+_ANNOTATION = re.compile(r"\w+\s*:\s*[\w.\[\], |\"']+?,?\s*$")
 _HASH_COMMENT = frozenset(
     {"Python", "Bash", "Ruby", "Perl", "R", "YAML", "TOML", "Makefile", "Dockerfile", None}
 )
@@ -265,7 +268,7 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
     code = line.lstrip()
     if not code or code.startswith(("#", "//", "/*", "*", '"""', "'''", "--")):
         return False
-    if _NOT_BEHAVIOUR.match(code) or _PARAMETER.match(code):
+    if _NOT_BEHAVIOUR.match(code) or _PARAMETER.match(code) or _ANNOTATION.match(code):
         return False
     hash_comments = language in _HASH_COMMENT or language not in (
         "C",
