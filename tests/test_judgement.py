@@ -801,3 +801,14 @@ def test_a_field_declared_by_its_type_does_nothing():
     )
     b = analyze(record([used], title="[ckpt] feat: sockets"))
     assert len(b.signal("risk.concurrency").evidence) == 2
+
+
+def test_a_fix_shows_the_program_it_rewrites_before_its_run_script():
+    script = file(
+        "examples/run_mtp.sh",
+        hunk(1, ["-    trainer.x=1 \\"] + [f"+    trainer.arg_{i}={i} \\" for i in range(40)]),
+    )
+    code = py(["-    return mask.sum()", "+    return mask.sum(dim=-1)"], name="pkg/forward.py")
+    a = analyze(record([script, code], title="[megatron] fix: mtp loss mask"))
+    change = next(r for r in a.risks if r.kind == "behaviour-change")
+    assert change.evidence[0].file == "pkg/forward.py"
