@@ -812,3 +812,32 @@ def test_a_fix_shows_the_program_it_rewrites_before_its_run_script():
     a = analyze(record([script, code], title="[megatron] fix: mtp loss mask"))
     change = next(r for r in a.risks if r.kind == "behaviour-change")
     assert change.evidence[0].file == "pkg/forward.py"
+
+
+def test_a_change_to_comments_only_runs_nothing_new():
+    typo = py(["-    # use the startegy of the model", "+    # use the strategy of the model"])
+    a = analyze(record([typo], title="[doc] fix: correct typo in a comment"))
+    assert a.verdict == "skip" and "behaviour-change" not in kinds(a)
+    rust_doc = file(
+        "crates/linter/src/rules/assert_used.rs",
+        hunk(
+            5,
+            [
+                "-/// Exempts assertions in a `TYPE_CHECKING` block.",
+                "+/// Exempts assertions in `TYPE_CHECKING` blocks,",
+                "+/// which only a type checker reads.",
+            ],
+        ),
+    )
+    assert analyze(record([rust_doc], title="Fix the S101 docs")).verdict == "skip"
+    # one line of code beside the comment, a dereference, a shebang: each changes what runs
+    for lines, name in (
+        (
+            ["-    # retry twice", "+    # retry three times", "-    retries = 2", "+    retries = 3"],
+            "pkg/worker.py",
+        ),
+        (["-    *count = 0;", "+    *count = 1;"], "src/counter.c"),
+        (["-#!/usr/bin/env python", "+#!/usr/bin/env -S uv run --script"], "scripts/primer.py"),
+    ):
+        b = analyze(record([file(name, hunk(1, lines))], title="fix: retries"))
+        assert b.verdict == "skim" and "behaviour-change" in kinds(b), name

@@ -13,7 +13,7 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol, names_something
-from .signals import SCRIPT_LANGUAGES, CodeFacts, Hit
+from .signals import SCRIPT_LANGUAGES, CodeFacts, Hit, changes_only_comments
 
 READ_COST = {
     "code": 1.0,
@@ -124,11 +124,18 @@ def _revert_verdict(f: Facts, c: Conventions) -> str:
     return "skip" if _tiny(f, c) or added <= c.threshold("tiny_lines", 10) else "skim"
 
 
+def _changes_what_runs(files: list[FileDiff]) -> bool:
+    """Whether a code file changes more than its comments."""
+    return any(
+        fd.role in ("code", "notebook") and fd.changes and not changes_only_comments(fd) for fd in files
+    )
+
+
 def _is_trivial(f: Facts, c: Conventions) -> bool:
     # a tiny edit of program code is still worth a look: one changed line can change what runs
     # nor is a changed default: runs that never set it change
     return (
-        not f.code_lines
+        not _changes_what_runs(f.files)
         and not f.has("config.defaults")
         and f.score <= c.threshold("skip_score", 0)
         and _tiny(f, c)
@@ -367,7 +374,7 @@ def risks_of(
     # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece.
     # A revert changes behaviour back where it rewrites code; one that only deletes removes an addition.
     code = [fd for fd in f.files if fd.role in ("code", "notebook")]
-    rewrites = any(fd.deletions for fd in code)
+    rewrites = any(fd.deletions and not changes_only_comments(fd) for fd in code)
     if f.revert:
         if any(fd.additions for fd in code):
             add("behaviour-change", "restores earlier behaviour", title_ev)

@@ -259,6 +259,7 @@ _ANNOTATION = re.compile(r"\w+\s*:\s*[\w.\[\], |\"']+?,?\s*$")
 _HASH_COMMENT = frozenset(
     {"Python", "Bash", "Ruby", "Perl", "R", "YAML", "TOML", "Makefile", "Dockerfile", None}
 )
+_SLASH_COMMENT = frozenset({"C", "C++", "Rust", "Go", "Java", "JavaScript", "TypeScript"})
 
 
 def in_program_code(line: str, offset: int, language: str | None) -> bool:
@@ -270,15 +271,7 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
         return False
     if _NOT_BEHAVIOUR.match(code) or _PARAMETER.match(code) or _ANNOTATION.match(code):
         return False
-    hash_comments = language in _HASH_COMMENT or language not in (
-        "C",
-        "C++",
-        "Rust",
-        "Go",
-        "Java",
-        "JavaScript",
-        "TypeScript",
-    )
+    hash_comments = language in _HASH_COMMENT or language not in _SLASH_COMMENT
     quote = None
     i = 0
     while i < offset and i < len(line):
@@ -296,6 +289,23 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
             return False
         i += 1
     return quote is None
+
+
+_CHANGED_LINE = re.compile(r"^[+-](.*)$", re.M)
+
+
+def changes_only_comments(fd: FileDiff) -> bool:
+    """Whether every line the file's patch adds or removes is blank or a comment (a licence header, a
+    reworded comment, a linter's pragma): nothing that runs changes."""
+    if not fd.patch:
+        return False
+    # a block comment's inner lines start "* ", where `*ptr = x` is code; a shebang says what runs
+    marks = ("//", "/*", "*/", "* ") if fd.language in _SLASH_COMMENT else ("#",)
+    for line in _CHANGED_LINE.findall(fd.patch):
+        text = line.strip()
+        if text and text != "*" and (not text.startswith(marks) or text.startswith("#!")):
+            return False
+    return True
 
 
 def _in_docstring(fd: FileDiff, local: int) -> bool:
