@@ -135,10 +135,10 @@ def _is_trivial(f: Facts, c: Conventions) -> bool:
     # a tiny edit of program code is still worth a look: one changed line can change what runs
     # nor is a changed default: runs that never set it change
     return (
-        not _changes_what_runs(f.files)
-        and not f.has("config.defaults")
+        _tiny(f, c)
         and f.score <= c.threshold("skip_score", 0)
-        and _tiny(f, c)
+        and not f.has("config.defaults")
+        and not _changes_what_runs(f.files)  # read last: it reads the patches
     )
 
 
