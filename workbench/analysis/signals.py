@@ -301,8 +301,8 @@ def changes_only_comments(fd: FileDiff) -> bool:
         return False
     # a block comment's inner lines start "* ", where `*ptr = x` is code; a shebang says what runs
     marks = ("//", "/*", "*/", "* ") if fd.language in _SLASH_COMMENT else ("#",)
-    for line in _CHANGED_LINE.findall(fd.patch):
-        text = line.strip()
+    for changed in _CHANGED_LINE.finditer(fd.patch):  # most patches answer at their first changed line
+        text = changed.group(1).strip()
         if text and text != "*" and (not text.startswith(marks) or text.startswith("#!")):
             return False
     return True
