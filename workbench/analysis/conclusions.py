@@ -13,7 +13,7 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol, names_something
-from .signals import SCRIPT_LANGUAGES, CodeFacts, Hit, changes_only_comments
+from .signals import CodeFacts, Hit, changes_only_comments, is_program
 
 READ_COST = {
     "code": 1.0,
@@ -382,7 +382,7 @@ def risks_of(
         add("behaviour-change", "a code path users may run goes away", title_ev)
     elif f.kind == "fix" and rewrites:
         # the program the fix rewrites, before a run script that comes with it
-        biggest = max(code, key=lambda fd: (fd.language not in SCRIPT_LANGUAGES, fd.changes))
+        biggest = max(code, key=lambda fd: (is_program(fd), fd.changes))
         ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
         add("behaviour-change", "a fix changes what the code does on the path it fixes", ev or title_ev)
     if f.kind == "perf" or _PERF_WORDS.search(title or ""):

@@ -51,9 +51,9 @@ from .discussion import (
 from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
 from .signals import (
     RISK_ROLES,
-    SCRIPT_LANGUAGES,
     CodeFacts,
     find_words,
+    is_program,
     scan_commands,
     scan_loss_math,
     scan_themes,
@@ -103,7 +103,7 @@ class Measure:
     churn: int
     read_lines: float
     code_lines: int
-    testable_lines: int  # code lines a unit test could cover: not those of run scripts
+    testable_lines: int  # program code lines, which a unit test covers (run scripts are run instead)
     removal: bool  # deletes far more than it adds: a backend, a feature or a file set goes
     dominant_area: str | None
     size_label: str
@@ -178,11 +178,6 @@ def _omitted_lines(record: PRRecord, files: list[FileDiff]) -> dict[int, int]:
     return shares
 
 
-def _testable(fd: FileDiff) -> bool:
-    """Code a unit test covers; a run script (examples/run_grpo.sh) is tried by running it."""
-    return fd.role in ("code", "notebook") and fd.language not in SCRIPT_LANGUAGES
-
-
 def measure(pr: PRInput, conv: Conventions) -> Measure:
     files = pr.files
     extra = _omitted_lines(pr.record, files)
@@ -196,7 +191,7 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         if fd.status == "removed":
             changes = max(1, changes // 10)  # a deleted file is not read line by line
         roles[fd.role] = roles.get(fd.role, 0) + changes
-        if _testable(fd):
+        if is_program(fd):
             testable += changes
         has_patches = has_patches or bool(fd.patch)
         if fd.role == "generated":
@@ -274,7 +269,7 @@ def _tests_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
         ev = [
             Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
             for fd in sorted(pr.files, key=lambda f: -f.changes)
-            if _testable(fd)
+            if is_program(fd)
         ]
         return Signal(
             "tests.missing",

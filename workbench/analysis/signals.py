@@ -226,8 +226,9 @@ PROGRAM_THEMES = frozenset(
 SCRIPT_LANGUAGES = frozenset({"Bash", "Fish", "Tcsh", "PowerShell", "Batchfile"})
 
 
-def _is_program(fd: FileDiff) -> bool:
-    # a .patch file's lines are another diff's text, not this program's code
+def is_program(fd: FileDiff) -> bool:
+    """Program code: not a run script (tried by running it, settings more than logic), not a .patch
+    file (another diff's text)."""
     return (
         fd.role in ("code", "notebook")
         and fd.language not in SCRIPT_LANGUAGES
@@ -399,7 +400,7 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 fd, local = cat.locate(start)
                 if (
                     program_only
-                    and not _is_program(fd)
+                    and not is_program(fd)
                     or fd.language not in THEME_LANGUAGES.get(name, (fd.language,))
                     or name in CHANGED_CODE_THEMES
                     and (fd.status == "added" or _in_new_code_only(cat, fd, local))
@@ -510,7 +511,7 @@ def scan_unsupported(words: WordPlaces, facts: CodeFacts, per_pr: int = 8) -> No
     for fd, local, line in words.lines_holding(_UNSUPPORTED_IDS):
         if len(facts.unsupported) >= per_pr:
             break
-        if not line.startswith("+") or line.startswith("+++") or not _is_program(fd):
+        if not line.startswith("+") or line.startswith("+++") or not is_program(fd):
             continue
         at = max(line.find(w) for w in _UNSUPPORTED_WORDS)
         if not in_program_code(line[1:], at - 1, fd.language) or _in_docstring(fd, local):
