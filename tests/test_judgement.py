@@ -841,3 +841,31 @@ def test_a_change_to_comments_only_runs_nothing_new():
     ):
         b = analyze(record([file(name, hunk(1, lines))], title="fix: retries"))
         assert b.verdict == "skim" and "behaviour-change" in kinds(b), name
+
+
+def test_a_signature_breaks_callers_by_names_order_defaults_and_types_where_typed():
+    def breaking(old, new, rust=False):
+        define, end, name = ("pub fn", " {", "src/ops.rs") if rust else ("def", ":", "pkg/ops.py")
+        f = file(name, hunk(1, [f"-{define} gather{old}{end}", f"+{define} gather{new}{end}"]))
+        return "breaking-api" in kinds(analyze(record([f], title="feat: gather")))
+
+    # Python: annotations are hints; names, order, defaults and the return type are what calls rely on
+    assert not breaking("(data, label)", "(data: torch.Tensor, label: torch.Tensor) -> torch.Tensor")
+    assert not breaking("(data, scale=1.0)", "(data: torch.Tensor, scale: float = 2.0)")
+    assert breaking("(data, label)", "(data, labels)")
+    assert breaking("(data, scale=1.0)", "(data, scale)")
+    assert breaking("(data) -> list[int]", "(data) -> torch.Tensor")
+    # Rust: a parameter's type is part of the call
+    assert breaking(
+        "(db: &dyn Db, file: File) -> Module", "(db: &dyn Db, file: PythonFile) -> Module", rust=True
+    )
+    assert not breaking("(db: &dyn Db) -> Module", "(db:  &dyn Db) -> Module", rust=True)
+
+
+def test_a_class_that_loses_its_base_breaks_its_users():
+    lost = py(
+        ["-class SGLangHttpServer(BaseRolloutServer):", "+class SGLangHttpServer:"], name="pkg/server.py"
+    )
+    assert "breaking-api" in kinds(analyze(record([lost], title="refactor: servers")))
+    same = py(["-class Hijack():", "+class Hijack:"], name="pkg/hijack.py")
+    assert "breaking-api" not in kinds(analyze(record([same], title="refactor: hijack")))

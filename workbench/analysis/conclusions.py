@@ -285,25 +285,56 @@ _REMOVED_NAME = re.compile(r"removed: (\w+)")
 _PERF_WORDS = re.compile(r"\b(performance|speed ?up|faster|throughput|latency)\b", re.I)
 
 
-def _params(sig: str) -> list[str]:
-    inner = sig[sig.find("(") + 1 : sig.rfind(")")] if "(" in sig else ""
-    return [" ".join(p.split()) for p in inner.split(",") if p.strip()]
+def _signature(sig: str) -> tuple[list[str], str] | None:
+    """(parameters, return annotation) of a one-line signature `(a, b: dict[str, int] = {}) -> T:`, split
+    at its top-level commas (a class's bases are its parameters); None when it continues on later lines."""
+    start, end = sig.find("("), sig.rfind(")")
+    if start < 0:
+        return [], ""  # `class Name:`
+    if end < start:
+        return None
+    params, depth, cut = [], 0, start + 1
+    for i in range(start + 1, end):
+        if sig[i] in "([{":
+            depth += 1
+        elif sig[i] in ")]}":
+            depth -= 1
+        elif sig[i] == "," and depth == 0:
+            params.append(sig[cut:i])
+            cut = i + 1
+    params.append(sig[cut:end])
+    returns = sig[end + 1 :].strip().rstrip(":").removeprefix("->").strip()
+    return [" ".join(p.split()) for p in params if p.strip()], " ".join(returns.split())
 
 
-def _only_adds_defaults(evidence_text: str) -> bool:
-    """`f(a, b) -> f(a, b, c=1)` or `f(a, b, **kwargs)`: new parameters after the old ones that no caller
-    has to pass (a default, `*args`, `**kwargs`, the bare `*`) keep callers working."""
-    if " -> " not in evidence_text:
+_SIGNATURE_CHANGE = re.compile(r"(\w+)(.*?) -> \1\b(.*)", re.S)  # "name(old) -> name(new)"
+
+
+def _param_name(param: str) -> str:
+    return re.split(r"[:=]", param, maxsplit=1)[0].strip()
+
+
+def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
+    """Whether a changed signature (`f(a, b): -> f(a: int, b: str, c=1):`) still takes every call the
+    old one took: the same parameters in the same order, none losing its default, the same return type
+    if it had one, then only parameters no caller has to pass (a default, `*args`, `**kwargs`, the bare
+    `*`). In a `typed` language a parameter's type is part of it; Python's annotations are hints that
+    no call depends on."""
+    change = _SIGNATURE_CHANGE.fullmatch(evidence_text)
+    if change is None:
         return False
-    old, new = evidence_text.split(" -> ", 1)
-    if ")" not in new:
-        return True  # the new signature continues on later lines: too little seen to call it breaking
-    before, after = _params(old), _params(new)
-    return (
-        len(after) > len(before)
-        and after[: len(before)] == before
-        and all("=" in p or p.startswith("*") for p in after[len(before) :])
-    )
+    before, after = _signature(change.group(2)), _signature(change.group(3))
+    if before is None or after is None:
+        return True  # a signature continues on later lines: too little seen to call it breaking
+    (old_params, old_returns), (new_params, new_returns) = before, after
+    if old_returns and old_returns != new_returns:
+        return False
+    same = (lambda p: p) if typed else _param_name
+    if [same(p) for p in new_params[: len(old_params)]] != [same(p) for p in old_params]:
+        return False
+    if any("=" in o and "=" not in n for o, n in zip(old_params, new_params[: len(old_params)], strict=True)):
+        return False
+    return all("=" in p or p.startswith("*") for p in new_params[len(old_params) :])
 
 
 _NEGATIONS = (("disable_", "enable_"), ("no_", ""), ("skip_", ""), ("without_", "with_"), ("not_", ""))
@@ -357,6 +388,7 @@ def risks_of(
             if len(risk.evidence) < n_ev:
                 risk.evidence.append(e)
 
+    language = {fd.filename: fd.language for fd in f.files}
     for s in signals:
         if s.name not in RISK_OF_SIGNAL:
             continue
@@ -365,7 +397,7 @@ def risks_of(
         if s.name == "api.removed":
             ev = [e for e in ev if not _moved(e.text, e.file, facts)]
         if s.name == "api.signature":
-            ev = [e for e in ev if not _only_adds_defaults(e.text)]
+            ev = [e for e in ev if not _keeps_callers_working(e.text, typed=language.get(e.file) != "Python")]
         if s.name == "deps.bump":  # a package's own version is its release, not a dependency
             ev = [e for e in ev if not e.text.startswith("version:")]
         if ev:
