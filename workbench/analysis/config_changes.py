@@ -102,7 +102,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     j = text.find("\n", i + 1)
                     line = text[i + 2 : j if j >= 0 else len(text)]
                     new = _value(line.split("=", 1)[1]) if "=" in line else None
-                    if new is not None and new != old:
+                    if new is not None and _changed(old, new):
                         defaults.append((fd.filename, p, i, f"{name}: {old} -> {new}"[:200]))
             if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
                 for m in _ARG_DEFAULT.finditer(text):
@@ -110,7 +110,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     for start, line in added_lines_with(p, name, word=False, limit=5):
                         if "default" in line:
                             new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
-                            if new != old:
+                            if _changed(old, new):
                                 defaults.append(
                                     (fd.filename, p, start, f"--{name}: default {old} -> {new}"[:200])
                                 )
