@@ -406,13 +406,12 @@ def risks_of(
     # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece.
     # A revert changes behaviour back where it rewrites code; one that only deletes removes an addition.
     code = [fd for fd in f.files if fd.role in ("code", "notebook")]
-    rewrites = any(fd.deletions and not changes_only_comments(fd) for fd in code)
     if f.revert:
         if any(fd.additions for fd in code):
             add("behaviour-change", "restores earlier behaviour", title_ev)
     elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
         add("behaviour-change", "a code path users may run goes away", title_ev)
-    elif f.kind == "fix" and rewrites:
+    elif f.kind == "fix" and any(fd.deletions and not changes_only_comments(fd) for fd in code):
         # the program the fix rewrites, before a run script that comes with it
         biggest = max(code, key=lambda fd: (is_program(fd), fd.changes))
         ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
