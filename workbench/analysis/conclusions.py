@@ -329,12 +329,16 @@ def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     (old_params, old_returns), (new_params, new_returns) = before, after
     if old_returns and old_returns != new_returns:
         return False
-    same = (lambda p: p) if typed else _param_name
-    if [same(p) for p in new_params[: len(old_params)]] != [same(p) for p in old_params]:
+    kept, added = new_params[: len(old_params)], new_params[len(old_params) :]
+
+    def identity(param: str) -> str:
+        return param if typed else _param_name(param)
+
+    if [identity(p) for p in kept] != [identity(p) for p in old_params]:
         return False
-    if any("=" in o and "=" not in n for o, n in zip(old_params, new_params[: len(old_params)], strict=True)):
+    if any("=" in o and "=" not in n for o, n in zip(old_params, kept, strict=True)):
         return False
-    return all("=" in p or p.startswith("*") for p in new_params[len(old_params) :])
+    return all("=" in p or p.startswith("*") for p in added)
 
 
 _NEGATIONS = (("disable_", "enable_"), ("no_", ""), ("skip_", ""), ("without_", "with_"), ("not_", ""))

@@ -177,9 +177,10 @@ def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int, s
             old_vals[key] = value
         else:
             new_vals[key] = (value, m.start(), old_vals.get(key))
-    return old_vals, {
-        k: (v, at, old_vals.get(k) if was is None else was) for k, (v, at, was) in new_vals.items()
-    }
+    for key, (value, at, was) in new_vals.items():
+        if was is None and key in old_vals:  # removed only below: moved down
+            new_vals[key] = (value, at, old_vals[key])
+    return old_vals, new_vals
 
 
 # Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an

@@ -466,8 +466,10 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
         if not arithmetic:
             continue
         # both in code: `entropy = f(logits)  # (nnz / sp)` computes nothing from the division it notes
-        in_code = (in_program_code(line, at, fd.language) for at in (name.start(), arithmetic.start()))
-        if not all(in_code) or _in_docstring(fd, local):
+        in_code = in_program_code(line, name.start(), fd.language) and in_program_code(
+            line, arithmetic.start(), fd.language
+        )
+        if not in_code or _in_docstring(fd, local):
             continue
         hits.append(Hit(fd, local, line.strip()[:200]))
         facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
