@@ -869,3 +869,44 @@ def test_a_class_that_loses_its_base_breaks_its_users():
     assert "breaking-api" in kinds(analyze(record([lost], title="refactor: servers")))
     same = py(["-class Hijack():", "+class Hijack:"], name="pkg/hijack.py")
     assert "breaking-api" not in kinds(analyze(record([same], title="refactor: hijack")))
+
+
+def test_a_pass_swallows_an_error_only_under_an_except():
+    def error_handling(lines):
+        a = analyze(record([py(lines, name="pkg/replay_buffer.py")], title="[trainer] feat: refill groups"))
+        s = a.signal("risk.error_handling")
+        return [e.text for e in s.evidence] if s else []
+
+    # an empty hook a subclass overrides, a docstring'd no-op, an empty branch: nothing is swallowed
+    hook = [
+        "+class AsyncBuffer(ReplayBuffer):",
+        "+    def _validate_mode_config(self) -> None:",
+        "+        pass",
+    ]
+    noop = ["+    def close(self):", '+        """Nothing to release."""', "+        pass"]
+    branch = [
+        "+        if self.mode == 'sync':",
+        "+            # refilled by the caller",
+        "+            pass",
+    ]
+    assert error_handling(hook + noop + branch) == []
+    # under an except (the clause unchanged above, a comment between): the error is dropped
+    swallowed = [
+        "         try:",
+        "             self.refill(group)",
+        "         except KeyError:",
+        "+            # gone",
+        "+            pass",
+    ]
+    assert error_handling(swallowed) == ["except KeyError: pass"]
+    # the except clause this PR removes is not the line before the pass in the new file
+    replaced = ["         if group.stale:", "-        except KeyError:", "+            pass"]
+    assert error_handling(replaced) == []
+    # an optional dependency: the import may fail, and the code runs without it
+    optional = ["+try:", "+    import flash_attn", "+except ImportError:", "+    pass"]
+    assert error_handling(optional) == []
+    # Python inside a Rust rule's string (its doc example) runs nothing in the Rust crate
+    snippet = ['+    let source = r#"', "+try:", "+    run()", "+except:", "+    pass", '+"#;']
+    rust = file("crates/checker/src/rules/bare_except.rs", hunk(10, snippet))
+    a = analyze(record([rust], title="[checker] fix: bare except"))
+    assert a.signal("risk.error_handling") is None

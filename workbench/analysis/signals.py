@@ -425,14 +425,20 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 break
         if hits:
             facts.theme_hits[name] = hits
-    # statements judged by where they stand: a bare `pass`, `except:` / `except Exception`, `set +e`
+    # statements judged by where they stand: a `pass` under an except, `except:` / `except Exception`,
+    # `set +e`
     for fd, local, line in words.lines_holding(_STMT_IDS):
         m = _STMT.match(line)
         if not m:
             continue
         word, rest = m.group(1), m.group(2).strip()
-        if word == "pass" and rest:
-            continue
+        if word != "set +e" and fd.language != "Python":
+            continue  # Python's statements, in a Rust test's embedded snippet or a doc, run nothing here
+        if word == "pass":
+            clause = None if rest else _except_before(fd.patch, local)
+            if clause is None:
+                continue  # an empty method, class or branch: nothing is swallowed
+            line = f"+{clause} pass"  # what is swallowed, as a reader needs it
         if word == "except" and not rest.startswith((":", "Exception", "BaseException")):
             continue
         hits = facts.theme_hits.setdefault("risk.error_handling", [])
@@ -440,6 +446,27 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
             break
         hits.append(Hit(fd, local, line[1:].strip()[:200]))
         facts.risk_per_file[fd.filename] = facts.risk_per_file.get(fd.filename, 0) + 1
+
+
+# `except ImportError: pass` is how code makes a dependency optional, not an error it hides.
+_OPTIONAL_IMPORT = re.compile(r"except\s*\(?\s*(?:ImportError|ModuleNotFoundError)\s*\)?\s*:")
+
+
+def _except_before(patch: str, line_start: int) -> str | None:
+    """The `except` clause that is the code line before the one at `line_start` in the new file, if it
+    is one: a `pass` there swallows that error. After a `def`, a docstring or an `if` it fills a block."""
+    end = line_start - 1  # the newline that ends the line before
+    while end > 0:
+        begin = patch.rfind("\n", 0, end) + 1
+        line = patch[begin:end]
+        if line.startswith("@@"):
+            return None  # the hunk starts here: what the block belongs to is not shown
+        code = line[1:].strip()
+        # a removed line, "\ No newline", a blank or a comment is not the line before in the new file
+        if code and not code.startswith("#") and not line.startswith(("-", "\\")):
+            return code if code.startswith("except") and not _OPTIONAL_IMPORT.match(code) else None
+        end = begin - 1
+    return None
 
 
 # The arithmetic of a training objective: a changed or removed line that computes a loss, log-prob,
