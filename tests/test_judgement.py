@@ -910,3 +910,25 @@ def test_a_pass_swallows_an_error_only_under_an_except():
     rust = file("crates/checker/src/rules/bare_except.rs", hunk(10, snippet))
     a = analyze(record([rust], title="[checker] fix: bare except"))
     assert a.signal("risk.error_handling") is None
+
+
+def test_a_file_the_description_names_is_no_suffix_symbol():
+    body = (
+        "Rank 0 now writes `ckpt_contents.json` after the shards; `check_license.py` skips it.\n"
+        "See `MegatronCheckpointManager`."
+    )
+    manager = py(
+        [
+            "+    def _write_manifest(self, path):",
+            '+        with open(os.path.join(path, "ckpt_contents.json"), "w") as f:',
+            "+            json.dump(self.contents, f)",
+        ],
+        name="verl/utils/checkpoint/megatron_checkpoint_manager.py",
+    )
+    check = file("tests/special_sanity/check_license.py", hunk(3, ['+SKIP = ("ckpt_contents.json",)']))
+    a = analyze(
+        record([manager, check], title="[ckpt] feat: a manifest of what a checkpoint holds", body=body)
+    )
+    assert "ckpt_contents.json" in a.key_symbols  # the file the code writes: a name a reader needs
+    assert not {"json", "py", "check_license.py"} & set(a.key_symbols)  # a suffix, a file the PR changes
+    assert "_write_manifest" in a.key_symbols

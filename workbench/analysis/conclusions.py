@@ -574,6 +574,11 @@ def _themes_per_file(facts: CodeFacts) -> dict[str, list[str]]:
 
 _IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
 _COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
+# `check_license.py`, `ckpt_contents.json`: the description names a file (of data: what code reads)
+_FILE_NAME = re.compile(
+    r"\.(?:py|pyi|ipynb|sh|ya?ml|json|toml|cfg|ini|lock|md|rst|txt|csv|html|rs|go|js|ts|c|cc|cpp|h|cu)\Z"
+)
+_DATA_FILE = re.compile(r"\.(?:json|ya?ml|toml|cfg|ini|txt|csv)\Z")
 
 
 # What a key weighs as a key symbol: a changed default changes every run that never set it, so it
@@ -610,23 +615,36 @@ def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
 
 
 def pick_key_symbols(
-    facts: CodeFacts, desc: Description, patch_text: str, conv: Conventions, signals: Iterable[Signal] = ()
+    facts: CodeFacts,
+    desc: Description,
+    patch_text: str,
+    conv: Conventions,
+    signals: Iterable[Signal] = (),
+    files: Iterable[FileDiff] = (),
 ) -> list[str]:
     """Symbols by weight (code over tests) and config keys whose default changed or that come or go,
     raised when the description names them in `code`."""
     scores = dict(facts.symbols)
     for key, weight in _config_keys(signals).items():
         scores[key] = scores.get(key, 0.0) + weight
+    changed = {fd.filename.rsplit("/", 1)[-1] for fd in files}
     for span in desc.code_spans:
         name = span.rstrip("()")
-        if _IDENT.match(span) and names_something(name):
-            short = name.rsplit(".", 1)[-1]
-            if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
-                continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
-            if short in scores:
-                scores[short] += 2.0
-            elif not patch_text or short in patch_text:
-                scores[short] = 1.0 if patch_text else 0.5
+        if not (_IDENT.match(span) and names_something(name)):
+            continue
+        if _FILE_NAME.search(name):
+            # a data file the code reads or writes (`ckpt_contents.json`) is a name to know; one the PR
+            # changes is a key file already, and a suffix (`py`) is never a symbol
+            if _DATA_FILE.search(name) and name not in changed and name in patch_text:
+                scores[name] = scores.get(name, 0.0) + 1.0
+            continue
+        short = name.rsplit(".", 1)[-1]
+        if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
+            continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
+        if short in scores:
+            scores[short] += 2.0
+        elif not patch_text or short in patch_text:
+            scores[short] = 1.0 if patch_text else 0.5
     ranked = sorted(scores, key=lambda n: scores[n], reverse=True)  # stable: ties in first-seen order
     ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
     return ranked[: int(conv.threshold("max_key_symbols", 8))]

@@ -399,7 +399,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
     named = named_paths(pr.desc, pr.record)
     key_files = rank_files(pr.files, g.facts, named, conv, removal=m.removal, signals=signals)
     patch_text = g.cat.text if g.cat is not None else ""
-    key_symbols = pick_key_symbols(g.facts, pr.desc, patch_text, conv, signals)
+    key_symbols = pick_key_symbols(g.facts, pr.desc, patch_text, conv, signals, pr.files)
     areas = [a for a, _ in sorted(m.area_lines.items(), key=itemgetter(1), reverse=True)]
     areas += [t for t in pr.parts.tags if t not in areas]
     n_ev = int(conv.threshold("max_evidence", 3))
