@@ -932,3 +932,15 @@ def test_a_file_the_description_names_is_no_suffix_symbol():
     assert "ckpt_contents.json" in a.key_symbols  # the file the code writes: a name a reader needs
     assert not {"json", "py", "check_license.py"} & set(a.key_symbols)  # a suffix, a file the PR changes
     assert "_write_manifest" in a.key_symbols
+
+
+def test_a_hunk_under_a_table_of_constants_names_the_table():
+    entries = ['+    "qwen3_vl_moe": {', '+        "IMAGE_INPUT_INDEX": 151655,', "+    },"]
+    table = file("verl/workers/engine/veomni/utils.py", hunk(21, entries, section="VL_TYPE2INDEX = {"))
+    a = analyze(record([table], title="[model] feat: add qwen3_vl_moe to the index table"))
+    assert a.key_symbols == ["VL_TYPE2INDEX"]
+    # a test fixture's example value and the module's `__all__` are no table a reader looks up
+    fixture = file("tests/fixtures/alias.py", hunk(3, ["+    int,"], section="x1 = ["))
+    exports = file("pkg/__init__.py", hunk(3, ['+    "Worker",'], section="__all__ = ["))
+    b = analyze(record([fixture, exports], title="[misc] chore: export Worker"))
+    assert b.key_symbols == []

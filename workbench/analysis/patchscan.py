@@ -393,6 +393,11 @@ _JS_ARROW = re.compile(
     r"^[ \t]*" + _MODIFIERS + r"(?:const|let|var)[ \t]+(?P<name>[A-Za-z_$][\w$]*)[ \t]*[:=]"
 )
 
+# A module-level table of constants, unindented: `VL_TYPE2INDEX = {`, `_REGISTRY: dict[str, type] = [`. A
+# hunk under it edits its entries, and the table is what a reader looks up. Constants only (PEP 8's
+# CONSTANT_CASE): a test fixture's `x1 = [` or `config = {` is an example, not a table.
+_TABLE = re.compile(r"(?P<name>_*[A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]+)?=[ \t]*[\[{]")
+
 
 def section_symbol(section: str) -> str | None:
     """The symbol a hunk header's section text names, or None (a header that is not a definition)."""
@@ -400,7 +405,7 @@ def section_symbol(section: str) -> str | None:
     if m:
         name = m.group("impl") or m.group("name")
         return None if is_noise_symbol(name) else name
-    m = _JS_ARROW.match(section)
+    m = _JS_ARROW.match(section) or _TABLE.match(section)
     if m:
         return None if is_noise_symbol(m.group("name")) else m.group("name")
     for m in _SECTION_CALLABLE.finditer(section):
