@@ -944,3 +944,55 @@ def test_a_hunk_under_a_table_of_constants_names_the_table():
     exports = file("pkg/__init__.py", hunk(3, ['+    "Worker",'], section="__all__ = ["))
     b = analyze(record([fixture, exports], title="[misc] chore: export Worker"))
     assert b.key_symbols == []
+
+
+def test_a_line_rewrapped_or_reindented_keeps_the_risk_it_had():
+    def risk_kinds(lines):
+        return kinds(
+            analyze(record([py(lines, name="verl/utils/checkpoint/fsdp.py")], title="[ckpt] fix: save"))
+        )
+
+    # a call given one more argument, re-wrapped: its dtype was there before
+    rewrapped = [
+        "                 with init_empty_weights():",
+        "-                    model = auto_cls.from_config(model_config, torch_dtype=torch.bfloat16)",
+        "+                    model = auto_cls.from_config(",
+        "+                        model_config, torch_dtype=torch.bfloat16, trust_remote_code=self.trust_remote_code",
+        "+                    )",
+    ]
+    assert "numerics" not in risk_kinds(rewrapped)
+    # old code moved under a new condition: the thread it starts is the one it started before
+    reindented = [
+        "-        self._checker = threading.Thread(target=check_alive, args=(self._workers,))",
+        "+        if self.check_alive:",
+        "+            self._checker = threading.Thread(target=check_alive, args=(self._workers,))",
+    ]
+    assert "concurrency" not in risk_kinds(reindented)
+    # the same call on a new operand is a new computation
+    operand = [
+        "         _max = tl.maximum(_max_old, m_pid_n)",
+        "-        exp_logits = tl.exp(logits - _max[:, None])",
+        "+        exp_logits = tl.exp(logits_for_lse - _max[:, None])",
+    ]
+    assert "numerics" in risk_kinds(operand)
+    # and a new dtype on an old call is a new dtype
+    cast = ["-    out = model(x)", "+    out = model(x).to(torch.float32)"]
+    assert "numerics" in risk_kinds(cast)
+
+
+def test_a_traceback_in_the_description_names_no_theme():
+    body = (
+        "Saving a Nemotron checkpoint failed:\n\n```\n"
+        'File "/usr/lib/python3.12/concurrent/futures/_base.py", line 456, in result\n'
+        "    raise self._exception\n"
+        "During handling of the above exception, another exception occurred:\n```\n\n"
+        "Pass trust_remote_code to from_config."
+    )
+    change = py(["+        self.trust_remote_code = trust_remote_code"], name="verl/utils/checkpoint/fsdp.py")
+    a = analyze(record([change], title="[fsdp] fix: trust_remote_code on save", body=body))
+    assert a.signal("risk.concurrency") is None and a.signal("risk.error_handling") is None
+    said = body.replace(
+        "Pass trust_remote_code", "The save raced with the async writer; pass trust_remote_code"
+    )
+    b = analyze(record([change], title="[fsdp] fix: trust_remote_code on save", body=said))
+    assert b.signal("risk.concurrency") is not None  # what the author writes in prose still counts

@@ -38,7 +38,7 @@ from .conclusions import (
 )
 from .config_changes import scan_defaults, scan_deps
 from .conventions import Conventions, default_conventions, load_conventions
-from .description import description_signals, read_description
+from .description import description_signals, prose_of, read_description
 from .diff import Concat, FileDiff, parse_files
 from .discussion import (
     WrittenRefs,
@@ -343,7 +343,7 @@ def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict 
     """The description's and the discussion's signals, and the cross-references (g.disc, g.refs)."""
     record, desc = pr.record, pr.desc
     out = description_signals(desc, conv)
-    text_ev = {} if pr.revert else text_theme_evidence([pr.title, desc.text[:4000]])
+    text_ev = {} if pr.revert else text_theme_evidence([pr.title, prose_of(desc.text)[:4000]])
     out += theme_signals(g.facts, text_ev, conv)
     g.disc, disc_signals = read_discussion(record, conv)
     out += disc_signals

@@ -364,6 +364,44 @@ _MAX_CALLERS = 50
 _PY_DEF_OF = re.compile(r"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]")
 
 
+def _replaced_lines(text: str, start: int) -> str:
+    """The removed lines that the added line at `start` replaces, "" if none: in a diff a changed line is
+    removed, then added, so the removed run right above the added run is what it was."""
+    end, removed = start - 1, []
+    for _ in range(_REPLACED_LINES):
+        if end <= 0:
+            break
+        begin = text.rfind("\n", 0, end) + 1
+        if text[begin] == "-":
+            removed.append(text[begin + 1 : end])
+        elif text[begin] != "+" or removed:
+            break  # context, a hunk header, or the added run before another change
+        end = begin - 1
+    return "\n".join(removed)
+
+
+# How far up a changed line's old version is looked for: a re-wrapped call spans a few lines.
+_REPLACED_LINES = 16
+
+
+def _new_parts(line: str, replaced: str) -> str:
+    """What an added line says that the lines it replaces did not: its parts (split at blanks and commas
+    outside brackets) less those the old lines hold. `from_config(cfg, torch_dtype=torch.bfloat16)`
+    re-wrapped to take `trust_remote_code` adds `trust_remote_code=...` only; `tl.exp(logits - m)` made
+    `tl.exp(logits_for_lse - m)` is a new call whole."""
+    parts, depth, cut = [], 0, 0
+    for i, ch in enumerate(line):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth <= 0 and ch in " \t,":
+            parts.append(line[cut:i])
+            cut = i + 1
+    parts.append(line[cut:])
+    return " ".join(p for p in parts if p.strip(":") not in replaced)
+
+
 def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None:
     """Risk themes in program code, from the places of their needles."""
     cat, places = words.cat, words.places
@@ -416,6 +454,9 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     continue  # a comment, a string or a docstring says it; the program does not do it
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                     continue
+                replaced = _replaced_lines(text, start)
+                if replaced and needle not in _new_parts(line, replaced):
+                    continue  # a call re-wrapped or given one more argument keeps what it had
                 seen.add(start)
                 hits.append(Hit(fd, local, line.strip()[:200]))
                 per_file[fd.filename] = per_file.get(fd.filename, 0) + 1
