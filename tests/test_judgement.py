@@ -996,3 +996,12 @@ def test_a_traceback_in_the_description_names_no_theme():
     )
     b = analyze(record([change], title="[fsdp] fix: trust_remote_code on save", body=said))
     assert b.signal("risk.concurrency") is not None  # what the author writes in prose still counts
+
+
+def test_a_bump_of_the_version_file_is_a_release_chore_to_skip():
+    bump = file("verl/version/version", hunk(1, ["-0.9.0.dev", "+0.10.0.dev"]))
+    a = analyze(record([bump], title="[misc] chore: bump version to 0.10.0.dev"))
+    assert a.verdict == "skip" and a.roles == {"build": 2}
+    # a module that computes the version is code: a change there is read
+    module = file("pkg/_version.py", hunk(1, ["-__version__ = read()", "+__version__ = read(strict=True)"]))
+    assert analyze(record([module], title="[misc] chore: strict version")).verdict != "skip"

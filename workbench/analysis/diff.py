@@ -70,7 +70,9 @@ _BUILD_NAMES = frozenset(
     "makefile.am conanfile.txt conanfile.py vcpkg.json "
     # Bazel, containers, others
     "build build.bazel workspace workspace.bazel module.bazel bazel dockerfile containerfile "
-    "docker-compose.yml docker-compose.yaml compose.yml compose.yaml gemfile flake.nix".split()
+    "docker-compose.yml docker-compose.yaml compose.yml compose.yaml gemfile flake.nix "
+    # the release's version string, alone in its file
+    "version version.txt .version".split()
 )
 _BUILD_EXT = frozenset("cmake mk gradle bzl dockerfile".split())
 _CI_NAMES = frozenset(
