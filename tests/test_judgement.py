@@ -1005,3 +1005,17 @@ def test_a_bump_of_the_version_file_is_a_release_chore_to_skip():
     # a module that computes the version is code: a change there is read
     module = file("pkg/_version.py", hunk(1, ["-__version__ = read()", "+__version__ = read(strict=True)"]))
     assert analyze(record([module], title="[misc] chore: strict version")).verdict != "skip"
+
+
+def test_a_fixs_behaviour_change_points_at_what_it_rewrites_not_what_it_adds():
+    new_script = file(
+        "examples/grpo_trainer/run_qwen3_235b_256k.sh",
+        hunk(1, ["+#!/bin/bash", "+set -x", *[f"+    actor.opt_{i}=True \\" for i in range(30)]]),
+        status="added",
+    )
+    edited = file(
+        "examples/grpo_trainer/run_qwen3_235b.sh", hunk(40, ["-    rollout.n=8 \\", "+    rollout.n=16 \\"])
+    )
+    a = analyze(record([new_script, edited], title="[model] fix: 256k long-sequence script for 235b"))
+    change = next(r for r in a.risks if r.kind == "behaviour-change")
+    assert [e.file for e in change.evidence] == ["examples/grpo_trainer/run_qwen3_235b.sh"]

@@ -415,11 +415,13 @@ def risks_of(
             add("behaviour-change", "restores earlier behaviour", title_ev)
     elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
         add("behaviour-change", "a code path users may run goes away", title_ev)
-    elif f.kind == "fix" and any(fd.deletions and not changes_only_comments(fd) for fd in code):
-        # the program the fix rewrites, before a run script that comes with it
-        biggest = max(code, key=lambda fd: (is_program(fd), fd.changes))
-        ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
-        add("behaviour-change", "a fix changes what the code does on the path it fixes", ev or title_ev)
+    elif f.kind == "fix":
+        rewritten = [fd for fd in code if fd.deletions and not changes_only_comments(fd)]
+        if rewritten:
+            # the program the fix rewrites, before a run script that comes with it; a file it adds is new
+            biggest = max(rewritten, key=lambda fd: (is_program(fd), fd.changes))
+            ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
+            add("behaviour-change", "a fix changes what the code does on the path it fixes", ev)
     if f.kind == "perf" or _PERF_WORDS.search(title or ""):
         add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
     # a changed default that sizes buffers, batches or parallelism changes memory use and speed
