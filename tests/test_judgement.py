@@ -497,6 +497,15 @@ def test_a_script_that_evals_a_variable_runs_it_through_a_shell():
     sh = file("scripts/run.sh", hunk(3, ['+eval "$USER_CMD"', "+python evaluate.py --eval-steps 10"]))
     a = analyze(record([sh], title="[scripts] feat: run a command"))
     assert [e.line for e in a.signal("security.shell").evidence] == [3]
+    # a tool's own setup code is no input: conda's activation hook in a run script
+    conda = file(
+        "examples/sapo/run.sh", hunk(3, ['+eval "$(conda shell.bash hook)"', "+conda activate sapo"])
+    )
+    assert analyze(record([conda], title="[algo] feat: SAPO example")).signal("security.shell") is None
+    # a script that downloads what it evaluates runs an unpinned download
+    fetched = file("scripts/setup.sh", hunk(3, ['+bash -c "$(curl -fsSL https://example.org/install.sh)"']))
+    b = analyze(record([fetched], title="[scripts] feat: setup"))
+    assert b.signal("security.shell") is None and b.signal("security.ci_download") is not None
 
 
 def test_a_flag_replaced_by_its_opposite_flips_its_meaning():

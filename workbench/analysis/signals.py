@@ -662,9 +662,14 @@ _SHELL_CALL = re.compile(
     r"\bsubprocess\.\w+\(\s*(?:f[\"']|[\"'][^\"']*[\"']\s*(?:\.format\(|%|\+))|"
     r"\bPopen\(\s*(?:f[\"']|[\w.]*(?:cmd|command)\w*\s*[,)])"
 )
-_SHELL_EVAL = re.compile(r"^\s*(?:eval\s+[\"']?\$|bash\s+-c\s+[\"']?\$|sh\s+-c\s+[\"']?\$)")
+# A script that evaluates a variable's text. A command's output (`eval "$(conda shell.bash hook)"`) is
+# that tool's own setup code, not input; one that downloads what it runs is an unpinned download.
+_SHELL_EVAL = re.compile(r"^\s*(?:eval|bash\s+-c|sh\s+-c)\s+[\"']?\$(?!\()")
 # CI that fetches code it then runs, without a version or digest pinning what it gets
-_PIPE_TO_SHELL = re.compile(r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
+_PIPE_TO_SHELL = re.compile(
+    r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|"
+    r"(?:\beval|\b(?:ba|z)?sh\s+-c)\s+[\"']?\$\(\s*(?:curl|wget)\b"
+)
 _UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
 # CI given more power than reading needs, or packages from hosts it cannot verify
 _CI_ELEVATED = re.compile(
