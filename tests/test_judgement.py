@@ -839,6 +839,16 @@ def test_a_change_to_comments_only_runs_nothing_new():
         ),
     )
     assert analyze(record([rust_doc], title="Fix the S101 docs")).verdict == "skip"
+    # a docstring's prose: a link fixed in the text a function documents itself with
+    link = [
+        "     def make_iterator(self, mini_batch_size, epochs):",
+        '         r"""Make an iterator from the DataProto, as a dataset.',
+        "-        See https://pytorch.org/tensordict/tutorials/data_fashion for more details.",
+        "+        See https://pytorch.org/tensordict/stable/tutorials/data_fashion for more details.",
+        '         """',
+    ]
+    c = analyze(record([py(link, name="verl/protocol.py")], title="[doc] fix: broken hyperlinks"))
+    assert c.verdict == "skip" and "behaviour-change" not in kinds(c)
     # one line of code beside the comment, a dereference, a shebang: each changes what runs
     for lines, name in (
         (

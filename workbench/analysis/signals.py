@@ -296,8 +296,8 @@ _CHANGED_LINE = re.compile(r"^[+-](.*)$", re.M)
 
 
 def changes_only_comments(fd: FileDiff) -> bool:
-    """Whether every line the file's patch adds or removes is blank or a comment (a licence header, a
-    reworded comment, a linter's pragma): nothing that runs changes."""
+    """Whether every line the file's patch adds or removes is blank, a comment or a docstring's prose (a
+    licence header, a reworded comment, a linter's pragma, a fixed link): nothing that runs changes."""
     if not fd.patch:
         return False
     # a block comment's inner lines start "* ", where `*ptr = x` is code; a shebang says what runs
@@ -305,7 +305,8 @@ def changes_only_comments(fd: FileDiff) -> bool:
     for changed in _CHANGED_LINE.finditer(fd.patch):  # most patches answer at their first changed line
         text = changed.group(1).strip()
         if text and text != "*" and (not text.startswith(marks) or text.startswith("#!")):
-            return False
+            if not _in_docstring(fd, changed.start()):
+                return False
     return True
 
 
