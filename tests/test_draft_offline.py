@@ -180,8 +180,19 @@ def test_a_removal_is_headlined_as_one_and_a_manifest_reads_in_chinese():
         title="[trainer] feat: remove the mindspeed backend",
     )
     a = analyze(rec)
-    assert headline(rec, "zh", a).startswith("trainer：移除 `utils.py`")
-    assert "removes `utils.py`" in headline(rec, "en", a)
+    # `utils.py` alone says nothing: its directory names what goes
+    assert headline(rec, "zh", a).startswith("trainer：移除 `mindspeed/utils.py`")
+    assert "removes `mindspeed/utils.py`" in headline(rec, "en", a)
+    crate = record(
+        [
+            file(
+                "crates/ruff_db/src/lib.rs",
+                hunk(9, ["-    let files = walk(root);", "+    let files = walk(root)?;"]),
+            )
+        ],
+        title="[ty] fix: propagate walk errors",
+    )
+    assert "`ruff_db/src/lib.rs`" in headline(crate, "en", analyze(crate))  # the crate, not `src`
     bump = record(
         [file("requirements.txt", hunk(4, ["-transfer_queue==0.1.7", "+transfer_queue==0.1.8"]))],
         title="[data] chore: update TransferQueue to 0.1.8",

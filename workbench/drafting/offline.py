@@ -274,8 +274,27 @@ def _anchor(record: PRRecord, analysis: Analysis | None) -> tuple[str, str | Non
         if k.role not in ("code", "config"):
             return None
         status = next((f.get("status") for f in record.files if f.get("filename") == k.filename), None)
-        return k.filename.rsplit("/", 1)[-1], status
+        return _short_path(k.filename), status
     return None
+
+
+# File names that many packages of a project have: a headline names their directory too.
+_GENERIC_STEMS = frozenset(
+    "__init__ utils util base config common core main helpers helper constants types mod lib index".split()
+)
+
+
+def _short_path(filename: str) -> str:
+    """The file's name, with its directory when the name alone says nothing (`mindspeed/utils.py`,
+    `fsdp/transformer_impl.py`)."""
+    parts = filename.split("/")
+    stem = parts[-1].split(".", 1)[0]
+    if not (stem in _GENERIC_STEMS or stem.endswith("_impl")):
+        return parts[-1]
+    keep = 2
+    while keep < len(parts) and parts[-keep] in ("src", "lib"):  # `ruff_db/src/lib.rs`: the crate names it
+        keep += 1
+    return "/".join(parts[-keep:])
 
 
 def _themes(analysis: Analysis | None, lang: str) -> list[str]:
