@@ -102,7 +102,15 @@ def test_unpinned_downloads_and_elevated_ci():
     assert [e.line for e in a.signal("security.ci_download").evidence] == [1, 2, 3]
     pinned = file(
         ".github/workflows/ok.yml",
-        hunk(1, ["+      - uses: actions/checkout@v4", "+      - run: pip install vllm==0.8.5"]),
+        hunk(
+            1,
+            [
+                "+      - uses: actions/checkout@v4",
+                "+      - run: pip install vllm==0.8.5",
+                # an installer fetched from one release's URL runs that release
+                '+      - run: "curl -LsSf https://github.com/axodotdev/cargo-dist/releases/download/v0.14.0/installer.sh | sh"',
+            ],
+        ),
     )
     assert not analyze(record([pinned], title="[ci] feat: job")).signal("security.ci_download")
 

@@ -671,6 +671,8 @@ _PIPE_TO_SHELL = re.compile(
     r"\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|"
     r"(?:\beval|\b(?:ba|z)?sh\s+-c)\s+[\"']?\$\(\s*(?:curl|wget)\b"
 )
+# a URL that names one release in its path (`/releases/download/v0.14.0/`, `/ruff/0.5.0/`): pinned to it
+_RELEASE_URL = re.compile(r"https?://\S*/v?\d+\.\d+[\w.-]*/")
 _UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
 # CI given more power than reading needs, or packages from hosts it cannot verify
 _CI_ELEVATED = re.compile(
@@ -728,7 +730,8 @@ def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
         code = _added_code(line)
         if not code or not _is_script(fd):
             continue
-        if _PIPE_TO_SHELL.search(code) or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
+        unpinned_run = _PIPE_TO_SHELL.search(code) and not _RELEASE_URL.search(code)
+        if unpinned_run or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
             downloads.append((fd.filename, fd.patch, pos, code[:200]))
     return (
         counted_signals("security.shell", "commands run through a shell", shell, conv)
