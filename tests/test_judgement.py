@@ -483,6 +483,27 @@ def test_manifests_dependencies_docs_and_releases_are_not_defaults():
         "pkg/config/optim.yaml", hunk(1, ["-  lr: 1.0e-6", "+  lr: 2.0e-6", "-  clip: 0.2", "+  clip: 0.28"])
     )
     assert len(analyze(record([lr])).signal("config.defaults").evidence) == 2
+    # a manifest's keys are its dependencies and its own tools' settings: none is a user's config key
+    gone = file(
+        "Cargo.toml",
+        hunk(
+            1,
+            [
+                '-num_cpus = { version = "1.16" }',
+                " rayon = { workspace = true }",
+                "+[lints]",
+                "+panic = true",
+            ],
+        ),
+    )
+    b = analyze(record([gone], title="Drop num_cpus", repo="astral-sh/ruff"))
+    assert (
+        not b.signal("config.keys")
+        and not b.signal("config.on_by_default")
+        and "breaking-api" not in kinds(b)
+    )
+    dropped = file("pkg/config/ppo.yaml", hunk(1, ["   actor:", "-    use_kl: true", "+    warmup: 10"]))
+    assert "breaking-api" in kinds(analyze(record([dropped])))  # a config file's key that goes
 
 
 def test_rust_identifiers_that_only_contain_a_theme_word_are_not_themes():

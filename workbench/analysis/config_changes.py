@@ -116,6 +116,10 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                                 )
                             break
         elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
+            # A manifest's values can be defaults (a profile's `opt-level`), but its keys are its
+            # dependencies (scan_deps reads them), its metadata and its own tools' settings: no key a
+            # user's config holds comes or goes with them.
+            manifest = fd.role == "build"
             old_vals, new_vals = _key_values(p)
             for k, (v, at, was) in new_vals.items():
                 if k.startswith("_") or k == "version" or k in _DOC_KEYS:
@@ -123,26 +127,22 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     # settings, and a package's own version is a release: a workspace bump is one
                     # release, not N defaults
                     continue
-                if fd.role == "build" and (
-                    _DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(was or "")
-                ):
+                if manifest and (_DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(was or "")):
                     continue  # a manifest's dependency entry (scan_deps reads those), not a setting
                 if _RELEASE.search(v) or _RELEASE.search(was or ""):
                     continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
                 if _changed(was, v) and not v.startswith("${"):
                     # (a value bound to another key, "${...}", follows that key's default: no new one)
                     defaults.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
-                elif was is None:
+                elif was is None and not manifest:
                     keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
                     # a new switch, on, in a section runs already have: every run that never heard of it
-                    # now takes its path (a new section's fields configure a new feature; Cargo's
-                    # `edition.workspace = true` inherits a value, it switches nothing)
-                    on = v.lower() == "true" and not k.endswith("workspace")
+                    # now takes its path (a new section's fields configure a new feature)
+                    on = v.lower() == "true"
                     if on and fd.status != "added" and not in_added_section(p, at):
                         switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-            for k in old_vals:  # in file order: a set difference's order changes with the hash seed
-                if k in new_vals or k == "version":
-                    continue
+            gone = [] if manifest else [k for k in old_vals if k not in new_vals and k != "version"]
+            for k in gone:  # in file order: a set difference's order changes with the hash seed
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
         elif fd.role == "ci" or fd.language in SCRIPT_LANGUAGES:
             old_vals, new_vals = _key_values(p)
