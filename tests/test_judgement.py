@@ -1067,3 +1067,33 @@ def test_a_fixs_behaviour_change_points_at_what_it_rewrites_not_what_it_adds():
     a = analyze(record([new_script, edited], title="[model] fix: 256k long-sequence script for 235b"))
     change = next(r for r in a.risks if r.kind == "behaviour-change")
     assert [e.file for e in change.evidence] == ["examples/grpo_trainer/run_qwen3_235b.sh"]
+
+
+def test_a_breaking_change_is_one_the_author_says_this_pr_makes():
+    change = py(["-        self.warmup(args)", "+        self.warmup(kwargs)"], name="pkg/server.py")
+
+    def marked(body, title="[rollout] fix: warmup kwargs"):
+        s = analyze(record([change], title=title, body=body)).signal("api.breaking")
+        return s.evidence[0].text if s else None
+
+    said = "This is a breaking change because configs must now set `warmup_kwargs`."
+    assert marked(said) == said
+    listed = "Moves the loader.\n\n### Breaking changes\n- `trainer.min_num_params` moved to `trainer.wrap.min_num_params`"
+    assert marked(listed).startswith("Breaking changes: `trainer.min_num_params` moved")
+    for body in (
+        "### Breaking changes\nNone",
+        "- ✅ **No breaking changes** - API remains identical",
+        "I don't think this is a breaking change even though it gives more diagnostics.",
+        "Not sure if this would qualify as a breaking change.",
+        # another project's change, and a dependency's release notes quoted by a bot
+        "Breaking change in https://github.com/sgl-project/sglang/pull/14869, kept backwards compatible.",
+        "Bumps uv.\n<details>\n<summary>Release notes</summary>\n\n### Breaking changes\nThe networking stack.\n</details>",
+        "~~Then we would have to make a breaking change.~~ Addressed by the new design.",
+        "Black has more layouts when it comes to breaking binary expressions:\n```rust\nlet x = 1;\n```",
+    ):
+        assert marked(body) is None, body
+    # a revert's description says what broke in the PR it undoes
+    assert (
+        marked("This PR introduces a breaking change that fails CI.", title='Revert "[trainer] feat: x"')
+        is None
+    )

@@ -423,6 +423,8 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
         desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
     # What the text holds at all, asked once of the whole text: most descriptions hold none of the
     # keys and no number, and are then never split into blocks.
+    if "reaking" in text:  # "Breaking", "breaking", "[BREAKING]"
+        desc.breaking = _breaking_statement(text)
     kinds = _kinds(text.lower())
     numbers = _has_number(text)
     tests = "test" in kinds or any(_is_test_heading(h) for h, _ in sections)
@@ -434,6 +436,45 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
     if "open" in kinds:
         desc.open_items = _open_items(blocks)
     return desc
+
+
+# ---- a breaking change the author announces --------------------------------------------------------
+# Not the author's own words: release notes quoted from a dependency (<details>, <blockquote>, "> "
+# lines) and text struck through (~~...~~).
+_QUOTED = re.compile(r"<(details|blockquote)\b.*?(?:</\1>|\Z)|^>[^\n]*|~~.*?~~", re.S | re.I | re.M)
+# "No breaking changes", "this is not a breaking change", "I don't think this is a breaking change",
+# "not sure if this would qualify as a breaking change": the author says it is not, or does not know.
+_NOT_BREAKING = re.compile(
+    r"(?:\b(?:no|not|non|zero|without|never|whether|if)\b|n't\b)[^.!?]{0,40}breaking|non-breaking|arguabl"
+)
+# a sentence about a linked PR, issue or release of a repository: that change broke something
+_LINKED_CHANGE = re.compile(r"https?://github\.com/[^/\s]+/[^/\s]+/(?:pull|issues|releases|compare)/")
+# "### Breaking changes", "**Breaking:**", "API changes (breaking)"; not "breaking the pattern:" (a line
+# break, a formatter's words)
+_BREAKING_LABEL = re.compile(r"\bbreaking(?:\s+changes?)?\b(?!\s+[a-z`])", re.I)
+_NOTHING = re.compile(r"(?:none|no|n/?a|-|nothing)\.?", re.I)  # a "Breaking changes" section left empty
+
+
+def _breaking_statement(text: str) -> str | None:
+    """Where the author says this PR breaks callers or configs: a "[BREAKING]" mark, a sentence that
+    says it does ("This is a breaking change because ..."), or what a "Breaking changes" heading or label
+    stands over. Not a sentence that says it does not, weighs whether it might, or is about a linked
+    change or a dependency's release notes."""
+    if "[BREAKING]" in text:
+        return "[BREAKING] in the description"
+    lines = [line.strip() for line in _QUOTED.sub("", text).split("\n") if line.strip()]
+    for i, line in enumerate(lines):
+        low = line.lower()
+        if "breaking" not in low or _NOT_BREAKING.search(low) or _LINKED_CHANGE.search(line):
+            continue
+        if (line.startswith("#") or _is_label(line)) and _BREAKING_LABEL.search(line):
+            under = lines[i + 1] if i + 1 < len(lines) else ""
+            told = under and not under.startswith("#") and not _NOTHING.fullmatch(under.strip("-* "))
+            if told and not _NOT_BREAKING.search(under.lower()):
+                return _clip(f"{_label_text(line)}: {under.lstrip('-* ')}")
+        elif "breaking change" in low:
+            return _clip(next(s for s in _split_sentences(line) if "breaking change" in s.lower()))
+    return None
 
 
 def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[list[str], list[str], list[str]]:

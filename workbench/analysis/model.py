@@ -85,6 +85,7 @@ class Description:
     numbers: list[str] = field(default_factory=list)  # sentences with measurements
     open_items: list[str] = field(default_factory=list)  # what the author leaves open: TODOs, limits
     code_spans: list[str] = field(default_factory=list)  # `names` the author quotes
+    breaking: str | None = None  # where the author says this PR breaks callers or configs
 
     @property
     def empty(self) -> bool:

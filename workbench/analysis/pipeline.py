@@ -307,12 +307,13 @@ def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
                 ],
             )
         )
-    parts, title, dtext = pr.parts, pr.title, pr.desc.text
+    parts, title = pr.parts, pr.title
     if parts.kind and f"kind.{parts.kind}" in conv.weights:
         w = conv.weight(f"kind.{parts.kind}")
         out.append(Signal(f"kind.{parts.kind}", f"title says {parts.kind}", w, [Evidence(None, None, title)]))
-    if parts.breaking or "[BREAKING]" in dtext or "breaking change" in dtext.lower():
-        ev = Evidence(None, None, title if parts.breaking else "description mentions a breaking change")
+    # a revert's description says what broke in the PR it undoes
+    if parts.breaking or pr.desc.breaking and not pr.revert:
+        ev = Evidence(None, None, title if parts.breaking else pr.desc.breaking)
         out.append(Signal("api.breaking", "marked as breaking", conv.weight("api.breaking"), [ev]))
     if pr.revert:
         ev = Evidence(None, None, pr.revert_evidence or title)
