@@ -1097,3 +1097,17 @@ def test_a_breaking_change_is_one_the_author_says_this_pr_makes():
         marked("This PR introduces a breaking change that fails CI.", title='Revert "[trainer] feat: x"')
         is None
     )
+
+
+def test_a_change_made_to_use_less_memory_is_one_to_measure():
+    refit = py(
+        ["-        weights = gather(experts)", "+        weights = gather(experts, ep_rank=self.ep_rank)"]
+    )
+
+    def perf(title):
+        return "performance" in kinds(analyze(record([refit], title=title)))
+
+    assert perf("[veomni] feat: reduce extra memory from O(E) to O(E/ep_size) during weight refit")
+    assert perf("[trainer] fix: reduce memory footprint by moving data to the device per mini batch")
+    assert not perf("[trainer] fix: free memory of the old weights")  # what it does, not what it is for
+    assert not perf("[doc] fix: memory section of the FAQ")

@@ -281,8 +281,12 @@ _SIZING_KEY = re.compile(
 )
 _BOOLEAN_CHANGE = re.compile(r":\s*(?:true|false)\s*->\s*(?:true|false)\s*$", re.I)  # a switch, not a size
 _REMOVED_NAME = re.compile(r"removed: (\w+)")
-# a title that says the change is about speed (a "perf" area tag alone says where, not what)
-_PERF_WORDS = re.compile(r"\b(performance|speed ?up|faster|throughput|latency)\b", re.I)
+# a title that says the change is about speed or memory use (a "perf" area tag alone says where, not what)
+_PERF_WORDS = re.compile(
+    r"\b(performance|speed ?up|faster|throughput|latency"
+    r"|(?:reduc|lower|sav|cut)\w*\b[^.]{0,30}\bmemory|memory (?:usage|footprint|consumption|overhead))\b",
+    re.I,
+)
 
 
 def _signature(sig: str) -> tuple[list[str], str] | None:
