@@ -184,6 +184,29 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     test = file("tests/test_loss.py", hunk(1, [f"+    assert loss({i}) == {i}" for i in range(60)]))
     b = analyze(record([test, fix], title="[trainer] fix: off by one"))
     assert b.key_files[0].filename == "pkg/loss.py"
+    # ... also when the description points at the test
+    bshd = file("pkg/mcore/util.py", hunk(10, ["-    pad = rows", "+    pad = max(rows, minimum)"]))
+    cases = file(
+        "tests/utils/test_bshd.py", hunk(1, [f"+    assert padded({i}).shape[0] == {i}" for i in range(43)])
+    )
+    named = analyze(
+        record(
+            [cases, bshd], title="[megatron] fix: pad THD tensors", body="Adds `tests/utils/test_bshd.py`."
+        )
+    )
+    assert [k.filename for k in named.key_files] == ["pkg/mcore/util.py", "tests/utils/test_bshd.py"]
+    # a feature's program leads the run script that shows it off
+    script = file(
+        "examples/grpo/run_qwen3_lora_fp16.sh",
+        hunk(1, [f"+    actor.lora.opt_{i}=True \\" for i in range(60)]),
+        status="added",
+    )
+    engine = file(
+        "pkg/engine/megatron.py", hunk(10, [f"+        self.lora_{i} = cfg.lora_{i}" for i in range(12)])
+    )
+    body = "Run `examples/grpo/run_qwen3_lora_fp16.sh`."
+    c = analyze(record([script, engine], title="[megatron] feat: LoRA training with FP16", body=body))
+    assert c.key_files[0].filename == "pkg/engine/megatron.py"
 
 
 def test_every_pr_gets_an_audience_with_default_conventions():

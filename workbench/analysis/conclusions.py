@@ -557,7 +557,7 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
     score = ROLE_RANK.get(fd.role, 0.5) * (size if fd.role != "test" else math.sqrt(size))
     score += min(facts.risk_per_file.get(fd.filename, 0), 5)
     if fd.filename in named:
-        score += 1.5
+        score += 1.5 if fd.role != "test" else 0.5  # a test the description points at still follows the fix
     if fd.role != "docs":  # a page's inline code names what it documents, not definitions it changes
         score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
     if fd.filename in leading:
@@ -566,6 +566,8 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
         score *= 0.5  # a generated copy of a config follows its source
     if fd.status == "removed" and not removal:
         score *= 0.2  # a deleted file is a key file only when removing is what the PR does
+    if fd.role == "code" and not is_program(fd):
+        score *= 0.5  # a run script sets up what the program beside it does: read after it
     return score
 
 
