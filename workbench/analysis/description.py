@@ -421,10 +421,10 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
         return desc
     if "`" in text:
         desc.code_spans = list(dict.fromkeys(s.strip() for s in _CODE_SPAN.findall(text)))[:40]
-    # What the text holds at all, asked once of the whole text: most descriptions hold none of the
-    # keys and no number, and are then never split into blocks.
     if "reaking" in text:  # "Breaking", "breaking", "[BREAKING]"
         desc.breaking = _breaking_statement(text)
+    # What the text holds at all, asked once of the whole text: most descriptions hold none of the
+    # keys and no number, and are then never split into blocks.
     kinds = _kinds(text.lower())
     numbers = _has_number(text)
     tests = "test" in kinds or any(_is_test_heading(h) for h, _ in sections)

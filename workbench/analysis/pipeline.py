@@ -312,7 +312,7 @@ def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
         w = conv.weight(f"kind.{parts.kind}")
         out.append(Signal(f"kind.{parts.kind}", f"title says {parts.kind}", w, [Evidence(None, None, title)]))
     # a revert's description says what broke in the PR it undoes
-    if parts.breaking or pr.desc.breaking and not pr.revert:
+    if parts.breaking or (pr.desc.breaking and not pr.revert):
         ev = Evidence(None, None, title if parts.breaking else pr.desc.breaking)
         out.append(Signal("api.breaking", "marked as breaking", conv.weight("api.breaking"), [ev]))
     if pr.revert:

@@ -10,7 +10,9 @@ definitions (symbols.py) and key/value lines (config_changes.py) share `Find` an
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 
 from .conventions import Conventions
 from .diff import Concat, FileDiff, new_line_at
@@ -365,19 +367,24 @@ _MAX_CALLERS = 50
 _PY_DEF_OF = re.compile(r"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]")
 
 
+def _lines_above(text: str, start: int) -> Iterator[str]:
+    """The lines above the one that starts at `start`, nearest first."""
+    end = start - 1  # the newline that ends the line above
+    while end > 0:
+        begin = text.rfind("\n", 0, end) + 1
+        yield text[begin:end]
+        end = begin - 1
+
+
 def _replaced_lines(text: str, start: int) -> str:
     """The removed lines that the added line at `start` replaces, "" if none: in a diff a changed line is
     removed, then added, so the removed run right above the added run is what it was."""
-    end, removed = start - 1, []
-    for _ in range(_REPLACED_LINES):
-        if end <= 0:
-            break
-        begin = text.rfind("\n", 0, end) + 1
-        if text[begin] == "-":
-            removed.append(text[begin + 1 : end])
-        elif text[begin] != "+" or removed:
+    removed = []
+    for line in islice(_lines_above(text, start), _REPLACED_LINES):
+        if line.startswith("-"):
+            removed.append(line[1:])
+        elif not line.startswith("+") or removed:
             break  # context, a hunk header, or the added run before another change
-        end = begin - 1
     return "\n".join(removed)
 
 
@@ -497,17 +504,13 @@ _OPTIONAL_IMPORT = re.compile(r"except\s*\(?\s*(?:ImportError|ModuleNotFoundErro
 def _except_before(patch: str, line_start: int) -> str | None:
     """The `except` clause that is the code line before the one at `line_start` in the new file, if it
     is one: a `pass` there swallows that error. After a `def`, a docstring or an `if` it fills a block."""
-    end = line_start - 1  # the newline that ends the line before
-    while end > 0:
-        begin = patch.rfind("\n", 0, end) + 1
-        line = patch[begin:end]
+    for line in _lines_above(patch, line_start):
         if line.startswith("@@"):
             return None  # the hunk starts here: what the block belongs to is not shown
         code = line[1:].strip()
         # a removed line, "\ No newline", a blank or a comment is not the line before in the new file
         if code and not code.startswith("#") and not line.startswith(("-", "\\")):
             return code if code.startswith("except") and not _OPTIONAL_IMPORT.match(code) else None
-        end = begin - 1
     return None
 
 
