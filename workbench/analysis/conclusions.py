@@ -201,7 +201,7 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
         if name and name not in names:
             names.append(name)
 
-    curated = any(not g.startswith("tag:") for g, _a in conv.audience_rules)  # the repo names paths
+    curated = conv.curates_paths
     if rule.audience:
         for name in conv.audiences_of_tag(rule.audience) or [rule.audience]:
             add(name)

@@ -131,6 +131,11 @@ class Conventions:
                 self._audience_cache[filename] = hit
         return hit
 
+    @property
+    def curates_paths(self) -> bool:
+        """Whether the repository says who reads which paths (else a code area names its audience)."""
+        return bool(self._audience_paths)
+
     def audiences_of_tag(self, tag: str) -> list[str]:
         return self._audience_tags.get(tag.lower(), [])
 

@@ -174,6 +174,9 @@ _STRING_PREFIX = "rRbBuUfF"
 def in_python_docstring(patch: str, pos: int) -> bool:
     """Whether the line at `pos` stands inside a triple-quoted string (a docstring's prose) that a line
     above it in the same hunk opens (the opening line itself is judged by its quotes, as any line)."""
+    hunk = patch.rfind("\n@@", 0, pos) + 1
+    if patch.find('"""', hunk, pos) < 0 and patch.find("'''", hunk, pos) < 0:
+        return False  # no quotes above it in its hunk: the patch's strings need not be mapped
     starts, ends = _docstring_spans(patch)
     i = bisect_right(starts, pos) - 1
     return i >= 0 and pos <= ends[i]
