@@ -28,7 +28,8 @@ _PARA_SPLIT = re.compile(r"\n[ \t]*\n")
 # Where a sentence ends inside a block: after . ! ? followed by a blank, or after a CJK stop.
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
-_FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)  # an unclosed block runs to the end, as GitHub shows it
+# A fenced code block; an unclosed one runs to the end, as GitHub shows it (discussion.py reads it too).
+FENCED_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 # A number with a unit: measurements, speedups, memory (no re.I: units are spelled as people write them).
 # The number part is possessive: no unit starts with a digit, comma, dot or blank, so retrying shorter
@@ -522,7 +523,7 @@ def _first_clipped(sentences: list[str]) -> list[str]:
 def prose_of(text: str) -> str:
     """The description without its code blocks: a pasted traceback or log names the threads, locks and
     dtypes of every library it passes through, which the change itself may never touch."""
-    return _FENCED.sub("", text) if "```" in text else text
+    return FENCED_BLOCK.sub("", text) if "```" in text else text
 
 
 def description_signals(desc: Description, conv: Conventions) -> list[Signal]:

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from ..records import KnownPRs
 from .conventions import Conventions
-from .description import _clip, _sentences, open_work
+from .description import FENCED_BLOCK, _clip, _sentences, open_work
 from .model import CrossRef, Discussion, Evidence, Signal
 
 # The author's words that put work after this PR, beyond what `open_work` reads ("I'll fix it later").
@@ -182,7 +182,7 @@ _RANK = {r: i for i, r in enumerate(reversed(RELATIONS))}
 _REF_NUM = re.compile(r"#(\d{1,7})\b")
 _OWNER_NAME_BEFORE = re.compile(r"(?<![\w/.-])([\w-][\w.-]+)/([\w-][\w.-]+)\Z")
 _REF_URL = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/(?:pull|issues)/(\d+)")
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
+_CODE = re.compile(FENCED_BLOCK.pattern + r"|`[^`\n]*`", re.S)  # a fenced block or inline code
 # What the words just before a reference say about it (each anchored at the reference).
 _BEFORE = (
     # "Reverts #N", "This reverts the forwarding introduced in #N", "reverts the naming part of #N"; not
