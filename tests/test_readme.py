@@ -13,6 +13,7 @@ for what the README leaves to the reader:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -28,6 +29,7 @@ from pathlib import Path
 import pytest
 from backfill_repo import build_repo
 from fake_github import FAKE_TOKEN, FakeGitHub, generate_prs
+from jupyter_server_helper import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVERS = ("jupyter lab", "workbench app", "workbench demo")
@@ -75,8 +77,13 @@ def test_every_everyday_command_runs_as_written(tmp_path):
     clone = build_repo(tmp_path)
     jupyter_config = tmp_path / "jupyter_config"
     jupyter_config.mkdir()
+    # `jupyter lab` as written takes port 8888 on localhost, which any other server on the machine may hold
+    # or be releasing (once in CI's layout the URL it printed refused the connection): the test's server
+    # gets a free port of its own, set in its config, so the command stays word for word.
+    server = {"ip": "127.0.0.1", "port": free_port()}
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI runs as root; jupyter refuses that by default
-        (jupyter_config / "jupyter_server_config.json").write_text('{"ServerApp": {"allow_root": true}}')
+        server["allow_root"] = True
+    (jupyter_config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": server}))
 
     repo_name = next(shlex.split(line)[2] for line in lines if line.startswith("workbench sync"))
     with FakeGitHub() as gh:
