@@ -14,8 +14,9 @@ class WordFinder:
         self.words = words
         standard, dfa = ahocorasick_rs.MatchKind.Standard, ahocorasick_rs.Implementation.DFA
         self._in_str = ahocorasick_rs.AhoCorasick(words, matchkind=standard, implementation=dfa)
-        # An ASCII text is searched as bytes: there a byte offset is a character offset, and the str
-        # API's conversion of every match's offsets costs as much as the search itself.
+        # A text is searched as bytes where it can be: there a byte offset is a character offset, and the
+        # str API's conversion of every match's offsets costs as much as the search itself.
+        self._replaceable = all(w.isascii() and "?" not in w for w in words)
         self._in_bytes = ahocorasick_rs.BytesAhoCorasick(
             [w.encode() for w in words], matchkind=standard, implementation=dfa
         )
@@ -24,4 +25,8 @@ class WordFinder:
         """(word id, start, end) of every occurrence of every word, overlapping ones included."""
         if text.isascii():
             return self._in_bytes.find_matches_as_indexes(text.encode("ascii"), overlapping=True)
+        if self._replaceable:
+            # Each other character becomes one "?", so offsets stay the text's, and no word (ASCII,
+            # without "?") can match across one: a patch with one "→" in a comment is searched as bytes too.
+            return self._in_bytes.find_matches_as_indexes(text.encode("ascii", "replace"), overlapping=True)
         return self._in_str.find_matches_as_indexes(text, overlapping=True)
