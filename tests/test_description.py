@@ -111,6 +111,21 @@ def test_a_measurement_with_its_unit_comes_before_a_range():
     ]
 
 
+def test_a_number_inside_a_name_is_no_measurement():
+    # a GPU, an architecture, a package, a URL's escapes: the digits belong to the name
+    d = desc(
+        "Fixes fully async training on AMD ROCm platforms (MI300X series).\n\n"
+        "cupy-cuda12x==14.0.0 requires numpy>=2.0.0, and s390x wheels are missing.\n\n"
+        "See [the docs](https://docs.ray.io/en/latest/options.html#ray.actor%3A-%E2%80%94) on a K8s pod."
+    )
+    assert d.numbers == []
+    d = desc("On MI300X the build took 7m22s; with the cache, 1.8x faster.")
+    assert d.numbers == ["On MI300X the build took 7m22s; with the cache, 1.8x faster."]
+    assert desc("The release build took 7m22s on MI300X.").numbers == [
+        "The release build took 7m22s on MI300X."
+    ]
+
+
 # ---- open items: what the author leaves open -------------------------------------------------------
 
 
