@@ -115,6 +115,26 @@ def test_tests_missing_and_added():
     assert missing.label.startswith("30 lines") and [e.file for e in missing.evidence] == ["pkg/engine.py"]
 
 
+def test_reworded_comments_and_docstrings_ask_for_no_test():
+    docs = file(
+        "pkg/functional.py",
+        hunk(
+            20,
+            ["     def masked_sum(values, mask):", '         """']
+            + [f"-        Old wording of line {i}." for i in range(12)]
+            + [f"+        Sum of the values where the mask is set, line {i}." for i in range(12)]
+            + ['         """', "-    # compute the sum", "+    # the masked sum, in the values' dtype"],
+        ),
+    )
+    a = analyze(record([docs], title="[doc] feat: better docstrings"))
+    assert "tests.missing" not in names(a)
+    assert not any("without tests" in item for item in a.open_items)
+    # beside code that runs, only the code's lines are counted and named
+    both = analyze(record([docs, code_file(code_lines(30))]))
+    missing = sig(both, "tests.missing")
+    assert missing.label.startswith("30 lines") and [e.file for e in missing.evidence] == ["pkg/engine.py"]
+
+
 def test_size_signals_and_roles_shares():
     a = analyze(record([code_file(code_lines(600)), file("docs/a.md", hunk(1, ["+doc"]))]))
     assert "size.large" in names(a)

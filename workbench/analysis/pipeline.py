@@ -52,6 +52,7 @@ from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
 from .signals import (
     RISK_ROLES,
     CodeFacts,
+    changes_only_comments,
     find_words,
     is_program,
     scan_commands,
@@ -261,23 +262,25 @@ def _tests_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
             conv.weight("tests.added"),
             ev,
         )
-    if (
-        m.testable_lines >= conv.threshold("tests_missing_min_lines", 20)
-        and not m.test_files
-        and not m.removal
-    ):
-        ev = [
-            Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
-            for fd in sorted(pr.files, key=lambda f: -f.changes)
-            if is_program(fd)
-        ]
-        return Signal(
-            "tests.missing",
-            f"{m.testable_lines} lines of code changed, no test changed",
-            conv.weight("tests.missing"),
-            ev[:n_ev],
-        )
-    return None
+    min_lines = conv.threshold("tests_missing_min_lines", 20)
+    if m.testable_lines < min_lines or m.test_files or m.removal:
+        return None
+    # reworded comments and docstrings run nothing a test could cover
+    reworded = [fd for fd in pr.files if is_program(fd) and changes_only_comments(fd)]
+    untested = m.testable_lines - sum(fd.changes for fd in reworded)
+    if untested < min_lines:
+        return None
+    ev = [
+        Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}, no test beside it")
+        for fd in sorted(pr.files, key=lambda f: -f.changes)
+        if is_program(fd) and fd not in reworded
+    ]
+    return Signal(
+        "tests.missing",
+        f"{untested} lines of code changed, no test changed",
+        conv.weight("tests.missing"),
+        ev[:n_ev],
+    )
 
 
 def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
