@@ -227,6 +227,10 @@ def test_every_pr_gets_an_audience_with_default_conventions():
         conventions=verl,
     )
     assert v.audiences[0] == "rollout"
+    # a recipe's own checkpoint engine syncs weights: its recipe's authors and weight sync both read it
+    sync = py(["+    self.buffer = None"], name="recipe/fully_async_policy/checkpoint_engine.py")
+    r = analyze(record([sync], title="[recipe] feat: x", repo="verl-project/verl"), conventions=verl)
+    assert set(r.audiences[:2]) == {"recipe", "weight-sync"}
 
 
 def test_a_test_beside_code_is_read_by_the_code_owners_not_test_maintainers():
