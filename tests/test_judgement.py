@@ -46,12 +46,23 @@ def test_yaml_and_dataclass_defaults_are_changed_defaults():
     assert risk.evidence[0].text == "mode: sync -> async" and a.verdict != "skip"  # never trivial
     dc = py(
         [
-            "     class RolloutConfig:",
+            " class RolloutConfig:",
+            "     name: str = 'vllm'",
             "-    calculate_log_probs: bool = False",
             "+    calculate_log_probs: bool = True",
         ]
     )
     assert "config-default-change" in kinds(analyze(record([dc])))
+    # a hunk inside the class body, under the class header git names
+    field = file(
+        "pkg/config/rollout.py",
+        hunk(
+            40,
+            ["-    free_cache_engine: bool = True", "+    free_cache_engine: bool = False"],
+            section="class RolloutConfig(BaseConfig):",
+        ),
+    )
+    assert "config-default-change" in kinds(analyze(record([field])))
     # the key whose default changed is what a reader must know by name: it leads the key symbols
     code = py(["+def helper_a():", "+    return 1"], name="pkg/rollout.py")
     assert analyze(record([code, yaml], title="[rollout] feat: async")).key_symbols[0] == "mode"
@@ -59,6 +70,48 @@ def test_yaml_and_dataclass_defaults_are_changed_defaults():
     sig = py(["-    def f(self, a, b: int = 1):", "+    def f(self, a, b: int = 2):"])
     meta = file("pkg/config/x.yaml", hunk(1, ["-  _target_: pkg.A", "+  _target_: pkg.B"]))
     assert "config-default-change" not in kinds(analyze(record([sig, meta])))
+
+
+def test_a_functions_annotated_locals_are_no_defaults():
+    # a method's local, under the class header git names (one level deeper than the class body)
+    method = file(
+        "pkg/trainer.py",
+        hunk(
+            600,
+            [
+                "         train_val_metrics = await self._validate_process()",
+                "-        val_metrics: dict = ray.get(val_future)",
+                "+        val_metrics: dict = await asyncio.wrap_future(val_future.future())",
+            ],
+            section="class FullyAsyncTrainer(SeparateRayPPOTrainer):",
+        ),
+    )
+    # a module-level function's local, at the depth a field would have
+    function = file(
+        "pkg/core_algos.py",
+        hunk(
+            120,
+            [
+                "-    mask: torch.Tensor = (weights >= lower) & (weights <= upper)",
+                "+    mask: torch.Tensor = response_mask.bool()",
+            ],
+            section="def compute_rollout_correction(weights, lower, upper):",
+        ),
+    )
+    # a field that goes and another whose name begins like it: no default changed
+    renamed = file(
+        "pkg/detach.py",
+        hunk(
+            30,
+            [
+                " class RolloutSample:",
+                "-    param_version: Optional[int] = None",
+                "+    param_version_start: list[int] = field(default_factory=list)",
+            ],
+        ),
+    )
+    for f in (method, function, renamed):
+        assert "config-default-change" not in kinds(analyze(record([f], title="[trainer] fix: x")))
 
 
 def test_commands_through_a_shell_and_secrets_on_command_lines():

@@ -12,7 +12,7 @@ import re
 from .conventions import Conventions
 from .diff import FileDiff, added_lines_with
 from .model import Evidence, Signal
-from .patchscan import in_added_section
+from .patchscan import in_added_section, python_block_of
 from .signals import SCRIPT_LANGUAGES, Find, counted_signals
 
 
@@ -97,13 +97,13 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
                     continue  # a function's parameter, not a field: a signature change, not a default
                 indent, name, old = m.group(1), m.group(2), _value(m.group(3))
-                i = text.find(f"\n+{indent}{name}")
-                if i >= 0:
-                    j = text.find("\n", i + 1)
-                    line = text[i + 2 : j if j >= 0 else len(text)]
+                added = re.search(rf"\n\+{indent}{name}\b[^\n]*", text)  # `param_version`, not `..._start`
+                if added:
+                    line = added.group(0)
                     new = _value(line.split("=", 1)[1]) if "=" in line else None
-                    if new is not None and _changed(old, new):
-                        defaults.append((fd.filename, p, i, f"{name}: {old} -> {new}"[:200]))
+                    # a function's annotated local (`val_metrics: dict = self._validate()`) is no field
+                    if new is not None and _changed(old, new) and python_block_of(p, m.start()) != "def":
+                        defaults.append((fd.filename, p, added.start(), f"{name}: {old} -> {new}"[:200]))
             if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
                 for m in _ARG_DEFAULT.finditer(text):
                     name, old = m.group(1), m.group(2).strip()

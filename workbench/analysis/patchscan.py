@@ -155,6 +155,50 @@ def new_python_definition(patch: str, pos: int) -> str | None:
     return None
 
 
+def python_block_of(patch: str, pos: int) -> str | None:
+    """The keyword ("def" or "class") of the Python definition the line at `pos` stands in, found upwards
+    by indentation on its own side of the hunk (an added line's new code, a removed line's old code),
+    else from the hunk header git names; None at module level or where the hunk does not tell."""
+    start, end = line_bounds(patch, pos)
+    line = patch[start + 1 : end]
+    indent = len(line) - len(line.lstrip())
+    other_side = "+" if patch.startswith("-", start) else "-"
+    for _ in range(_MAX_LINES_UP):
+        if start <= 0:
+            return None
+        above = patch.rfind("\n", 0, start - 1) + 1
+        prev, start = patch[above : start - 1], above
+        if prev.startswith("@@"):
+            header = HUNK_HEADER.match(prev)
+            return _block_under_header(header.group(5) if header else "", indent)
+        if prev.startswith(other_side):
+            continue
+        code = prev[1:]
+        stripped = code.lstrip()
+        if not stripped or stripped.startswith((")", "]", "}", "#")) or len(code) - len(stripped) >= indent:
+            continue
+        indent = len(code) - len(stripped)
+        m = _PY_DEFINITION.match(code)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _block_under_header(section: str, indent: int) -> str | None:
+    """The block a hunk's line indented by `indent` stands in, from the definition its header names. Git
+    names the nearest unindented one, usually a class: a line more than one level (four blanks or a tab)
+    inside it stands in one of its methods."""
+    m = _PY_DEFINITION.match(section)
+    if not m:
+        return None
+    level = len(section) - len(section.lstrip())
+    if indent <= level:
+        return None
+    if m.group(1) == "class" and indent > level + (1 if section.startswith("\t") else 4):
+        return "def"
+    return m.group(1)
+
+
 def _hunk_removes_definition(patch: str, pos: int, indent: str) -> bool:
     """Whether the hunk around `pos` removes a definition indented by `indent` without adding it back."""
     first = patch.rfind("\n@@", 0, pos) + 1
