@@ -7,6 +7,7 @@ from heuristics_helpers import file, hunk, record
 
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.pipeline import analyze
+from workbench.analysis.signals import text_theme_evidence
 
 
 def kinds(a):
@@ -600,6 +601,22 @@ def test_rust_identifiers_that_only_contain_a_theme_word_are_not_themes():
     assert not {"memory", "concurrency"} & kinds(
         analyze(record([rs], title="[ty] refactor: walk types", repo="astral-sh/ruff"))
     )
+
+
+def test_a_name_or_a_verb_in_the_title_or_description_is_no_theme():
+    quiet = text_theme_evidence(
+        [
+            "[tool, megatron] fix: resolve PrecisionDebugger model chunks",
+            "The PR also threads `OpsImplementationConfig` through `VeOmniEngine`, and renames "
+            "`lock_timeout_s` in the docs.",
+        ]
+    )
+    assert quiet == {}
+    told = text_theme_evidence(
+        ["[fsdp] fix: NaN in the loss", "Fixes a race between two threads through the queue lock."]
+    )
+    assert set(told) == {"risk.numerics", "risk.concurrency"}
+    assert told["risk.numerics"][0].text == "[fsdp] fix: NaN in the loss"
 
 
 def test_a_script_that_evals_a_variable_runs_it_through_a_shell():

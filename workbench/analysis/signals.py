@@ -608,16 +608,32 @@ _THEME_WORDS: list[str] = list(dict.fromkeys(w for _l, _n, words in THEMES.value
 _THEME_WORD_FINDER = WordFinder(_THEME_WORDS)
 
 
-def _word_starts(low: str) -> dict[str, int]:
-    """Where each theme word first occurs at a word start in `low` ("race" is not in "trace", "hang" is
-    not in "change"); Chinese words have no word boundaries and count anywhere."""
+# A word that runs on into an identifier names a thing, not a theme: `PrecisionDebugger`, `lock_timeout`
+# (searched from the word's last letter: "NaN" is no identifier, "precision_aware" is one).
+_IDENTIFIER_REST = re.compile(r"\w*")
+_NAMED = re.compile(r"_|[a-z][A-Z]")
+# "threads the config through the engine": passing a value along, not a thread
+_THREADED_THROUGH = re.compile(r"thread(?:s|ed|ing)?\b[^.\n]{0,80}?\bthrough\b")
+
+
+def _word_starts(text: str, low: str) -> dict[str, int]:
+    """Where each theme word first occurs at a word start in `low` (`text` lowercased) as a word of
+    prose: "race" is not in "trace", "hang" is not in "change", "precision" is not in
+    `PrecisionDebugger`. Chinese words have no word boundaries and count anywhere."""
     first: dict[str, int] = {}
     for wid, at, _end in _THEME_WORD_FINDER.places(low):
         word = _THEME_WORDS[wid]
         if word in first:
             continue
-        if at == 0 or not word.isascii() or not (low[at - 1].isalnum() or low[at - 1] == "_"):
+        if not word.isascii():
             first[word] = at
+            continue
+        if at and (low[at - 1].isalnum() or low[at - 1] == "_"):
+            continue
+        token = text[at : _IDENTIFIER_REST.match(text, at).end()]  # "NaN" is the word itself
+        if _NAMED.search(token, len(word) - 1) or word == "thread" and _THREADED_THROUGH.match(low, at):
+            continue
+        first[word] = at
     return first
 
 
@@ -626,7 +642,7 @@ def text_theme_evidence(texts: list[str]) -> dict[str, list[Evidence]]:
     sentence that names each."""
     out: dict[str, list[Evidence]] = {}
     lowered = [(t, t.lower()) for t in texts if t]
-    found = [(text, low, _word_starts(low)) for text, low in lowered]
+    found = [(text, low, _word_starts(text, low)) for text, low in lowered]
     for name, (_label, _needles, words) in THEMES.items():
         for text, low, starts in found:
             hit = next((starts[w] for w in words if w in starts), -1)
