@@ -1000,6 +1000,9 @@ def test_a_signature_breaks_callers_by_names_order_defaults_and_types_where_type
     assert breaking("(data, label)", "(data, labels)")
     assert breaking("(data, scale=1.0)", "(data, scale)")
     assert breaking("(data) -> list[int]", "(data) -> torch.Tensor")
+    assert not breaking("() -> any", "()")  # a hint dropped promises nothing new
+    # Rust: no return type is `()`, another type
+    assert breaking("(db: &dyn Db) -> Module", "(db: &dyn Db)", rust=True)
     # Rust: a parameter's type is part of the call
     assert breaking(
         "(db: &dyn Db, file: File) -> Module", "(db: &dyn Db, file: PythonFile) -> Module", rust=True

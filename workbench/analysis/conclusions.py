@@ -321,7 +321,7 @@ def _param_name(param: str) -> str:
 def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     """Whether a changed signature (`f(a, b): -> f(a: int, b: str, c=1):`) still takes every call the
     old one took: the same parameters in the same order, none losing its default, the same return type
-    if it had one, then only parameters no caller has to pass (a default, `*args`, `**kwargs`, the bare
+    if both have one (or, typed, if the old one had one), then only parameters no caller has to pass (a default, `*args`, `**kwargs`, the bare
     `*`). In a `typed` language a parameter's type is part of it; Python's annotations are hints that
     no call depends on."""
     change = _SIGNATURE_CHANGE.fullmatch(evidence_text)
@@ -331,7 +331,8 @@ def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     if before is None or after is None:
         return True  # a signature continues on later lines: too little seen to call it breaking
     (old_params, old_returns), (new_params, new_returns) = before, after
-    if old_returns and old_returns != new_returns:
+    # a different return type breaks callers; in Python, a hint added or dropped promises nothing new
+    if old_returns and old_returns != new_returns and (typed or new_returns):
         return False
     kept, added = new_params[: len(old_params)], new_params[len(old_params) :]
 
