@@ -126,6 +126,21 @@ def test_a_number_inside_a_name_is_no_measurement():
     ]
 
 
+def test_commit_trailers_are_no_test_plan():
+    # a squash commit appends its trailers to the description's last section
+    body = (
+        "Fixes the returns of observation spans.\n\n### Test\n\n"
+        "6 new tests in `tests/test_returns.py`.\n\n"
+        "🤖 Generated with [Claude Code](https://claude.com/claude-code)\n\n"
+        "Co-authored-by: A. Person <a@example.com>\nSigned-off-by: B. Person <b@example.com>"
+    )
+    d = desc(body)
+    assert d.test_plan == ["6 new tests in `tests/test_returns.py`."]
+    assert "Co-authored-by" not in d.text and "Generated with" not in d.text
+    only = desc("Fixes the returns.\n\n### Test\n\nCo-Authored-By: A. Person <a@example.com>")
+    assert only.test_plan == []
+
+
 # ---- open items: what the author leaves open -------------------------------------------------------
 
 

@@ -17,6 +17,13 @@ from .model import Description, Evidence, Signal
 from .words import WordFinder
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# Git trailers and a tool's signature, which a squash commit appends to the description's last section
+# (often the test plan): who wrote it, not what it does.
+_TRAILER = re.compile(
+    r"^[ \t]*(?:(?:co-authored|signed-off|reviewed|tested|acked|reported|suggested|helped)-by:|"
+    r"🤖 generated with\b).*\n?",
+    re.M | re.I,
+)
 # The lines that open or close a code block, and heading lines: up to three blanks, one to six '#',
 # then a blank and the title (group 2) or nothing. Matched after a newline, which the engine skips to
 # fast, on "\n" + the text.
@@ -154,6 +161,8 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
     if not body:
         return "", []
     body = _COMMENT.sub("", body).replace("\r\n", "\n")
+    if "-by:" in body or "-By:" in body or "enerated with" in body:
+        body = _TRAILER.sub("", body)
     drop = tuple(conv.drop_headings)
     memo = conv.template_memo
     kept: list[tuple[str, str]] = []
