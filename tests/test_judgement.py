@@ -125,6 +125,19 @@ def test_commands_through_a_shell_and_secrets_on_command_lines():
         ['+    subprocess.run(["git", "status"], check=True)', "+    # subprocess.Popen(cmd, shell=True)"]
     )
     assert not analyze(record([safe])).signal("security.shell")
+    # a user's finish hook handed to a shell as an argv, the call spread over lines
+    argv = py(
+        [
+            "+        proc = subprocess.Popen(",
+            '+            ["/bin/sh", "-c", cmd],',
+            "+            env=env,",
+            "+        )",
+        ]
+    )
+    s = analyze(record([argv], title="[perf] feat: profiler post hook")).signal("security.shell")
+    assert s and s.evidence[0].text == '["/bin/sh", "-c", cmd],'
+    spelled_out = py(['+    subprocess.run(["bash", "-c", "nvidia-smi | head -5"], check=True)'])
+    assert not analyze(record([spelled_out])).signal("security.shell")
     ci = file(
         ".github/workflows/e2e.yml",
         hunk(

@@ -109,7 +109,7 @@ _OBJECTIVE_WORDS = ("loss", "logprob", "log_prob", "advantage", "kl", "entropy",
 # command and name no secret, and a pattern tried on every added line cost more than the rest of the
 # detector.
 _COMMAND_WORDS = {
-    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c"),
+    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c", '"-c"', "'-c'"),
     "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "Passw", "secret", "SECRET", "Secret", "api_key",
                "api-key", "API_KEY", "apikey"),
     "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
@@ -676,11 +676,13 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
 
 # ---- commands, downloads and secrets ----------------------------------------------------------------
 # A command string run through a shell: subprocess with shell=True, os.system/os.popen, an asyncio shell,
-# or a subprocess call whose command is built from a string (f-string, format, concatenation).
+# a subprocess call whose command is built from a string (f-string, format, concatenation), or an argv
+# that hands a shell a command it does not spell out (`["/bin/sh", "-c", cmd]`).
 _SHELL_CALL = re.compile(
     r"\bshell\s*=\s*True\b|\bos\.(?:system|popen)\(|create_subprocess_shell\(|"
     r"\bsubprocess\.\w+\(\s*(?:f[\"']|[\"'][^\"']*[\"']\s*(?:\.format\(|%|\+))|"
-    r"\bPopen\(\s*(?:f[\"']|[\w.]*(?:cmd|command)\w*\s*[,)])"
+    r"\bPopen\(\s*(?:f[\"']|[\w.]*(?:cmd|command)\w*\s*[,)])|"
+    r"[\"'](?:/(?:usr/)?bin/)?(?:ba|z|da)?sh[\"']\s*,\s*[\"']-\w*c[\"']\s*,\s*+(?![\"'])"
 )
 # A script that evaluates a variable's text. A command's output (`eval "$(conda shell.bash hook)"`) is
 # that tool's own setup code, not input; one that downloads what it runs is an unpinned download.
