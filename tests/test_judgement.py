@@ -363,6 +363,26 @@ def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
     assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))
 
 
+def test_integer_bookkeeping_is_no_numerics_but_a_running_sum_of_rewards_is():
+    packed = py(
+        [
+            "+    seqlens_in_batch = attention_mask.sum(dim=-1, dtype=torch.int32)",
+            "+    cu_seqlens = F.pad(torch.cumsum(seqlens_in_batch, dim=0, dtype=torch.int32), (1, 0))",
+            "+    position_ids = (attention_mask.cumsum(dim=1) - 1) * attention_mask",
+            "+    return prepare_sequence_ids(cu_seqlens).to(torch.int32)",
+        ],
+        name="pkg/attention_utils.py",
+    )
+    assert "numerics" not in kinds(analyze(record([packed], title="[misc] feat: pack sequences")))
+    returns = py(
+        [
+            "+    returns = (token_level_rewards * response_mask).flip(dims=[-1]).cumsum(dim=-1).flip(dims=[-1])"
+        ],
+        name="pkg/core_algos.py",
+    )
+    assert "numerics" in kinds(analyze(record([returns], title="[algo] feat: reinforce returns")))
+
+
 def test_a_new_switch_that_is_on_changes_what_every_run_does():
     yaml = file(
         "pkg/config/engine/megatron.yaml",

@@ -320,6 +320,14 @@ def _in_docstring(fd: FileDiff, local: int) -> bool:
 # A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
 # nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects.
 _DEFUSED = {"torch.load(": ("weights_only=True",), "yaml.load(": ("SafeLoader",)}
+# Integer bookkeeping: counts, lengths and positions in an integer dtype, or summed up into offsets
+# (cu_seqlens, position_ids from a mask), are index arithmetic, not a numerically sensitive operation;
+# a running sum of rewards or weights is one.
+_INDEX_NEEDLES = frozenset({"int32", "cumsum"})
+_COUNTED = re.compile(r"len|size|count|num_|idx|ind(?:ex|ices)|offset|position|mask|shard|bin|bucket", re.I)
+_VALUED = re.compile(
+    r"reward|returns|score|weight|log_?p|prob|loss|value|advantage|entropy|\bkl\b|grad", re.I
+)
 
 
 # (theme, [(word id, needle, mode)]) in the table's order, which is the order evidence is listed in.
@@ -461,6 +469,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 ):
                     continue  # a comment, a string or a docstring says it; the program does not do it
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
+                    continue
+                if needle in _INDEX_NEEDLES and _COUNTED.search(line) and not _VALUED.search(line):
                     continue
                 replaced = _replaced_lines(text, start)
                 if replaced and needle not in _new_parts(line, replaced):
