@@ -356,6 +356,30 @@ def test_focus_carries_the_risk_evidence_of_its_file():
     )
 
 
+def test_a_command_run_through_a_shell_is_named_in_the_headline_and_its_file():
+    from workbench.analysis.pipeline import analyze
+
+    rec = _record(title="[perf] feat: profiler post hook")
+    rec.files[0]["patch"] = (
+        "@@ -290,2 +290,8 @@ class DistProfiler:\n"
+        "         try:\n"
+        "+            proc = subprocess.Popen(\n"
+        '+                ["/bin/sh", "-c", cmd],\n'
+        "+                env=env,\n"
+        "+            )\n"
+        "+        except Exception as e:  # never crash training\n"
+        '+            logger.warning("hook failed: %s", e)'
+    )
+    a = analyze(rec)
+    assert "security" in a.key_files[0].reason
+    b = draft_offline(rec, a, "zh")
+    assert "安全" in b.headline
+    assert (
+        '风险证据：`verl/workers/rollout/bucketed_weight_transfer.py:292` `["/bin/sh", "-c", cmd],`'
+        in b.focus[0]
+    )
+
+
 def test_a_config_ci_or_script_file_in_focus_says_what_its_values_became():
     from workbench.analysis.pipeline import analyze
 

@@ -527,7 +527,7 @@ def rank_files(
     # snapshot files are test evidence (recorded output), never a file to read first
     shown = [i for i, fd in enumerate(files) if not fd.snapshot]
     order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
-    themes_of = _themes_per_file(facts)
+    themes_of = _themes_per_file(facts, signals or [])
     out = []
     for i in order[: int(conv.threshold("max_key_files", 6))]:
         fd = files[i]
@@ -572,12 +572,21 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
     return score
 
 
-def _themes_per_file(facts: CodeFacts) -> dict[str, list[str]]:
+def _themes_per_file(facts: CodeFacts, signals: list[Signal]) -> dict[str, list[str]]:
+    """file -> the risk themes its lines show: the theme hits, and commands run through a shell,
+    unpinned downloads and secrets on command lines (security)."""
     out: dict[str, list[str]] = {}
     for name, hits in facts.theme_hits.items():
         theme = name.split(".", 1)[1]
         for filename in dict.fromkeys(h.file.filename for h in hits):
             out.setdefault(filename, []).append(theme)
+    for s in signals:
+        if not s.name.startswith("security."):
+            continue
+        for filename in dict.fromkeys(e.file for e in s.evidence if e.file):
+            themes = out.setdefault(filename, [])
+            if "security" not in themes:
+                themes.append("security")
     return out
 
 

@@ -244,6 +244,9 @@ RISK_THEME_OF_SIGNAL = {
     "risk.numerics": "numerics",
     "risk.error_handling": "error_handling",
     "risk.security": "security",
+    "security.shell": "security",
+    "security.ci_download": "security",
+    "security.secret_cli": "security",
     "config.defaults": "defaults",
     "config.on_by_default": "defaults",
 }
@@ -431,7 +434,7 @@ def _reason(k, lang: str) -> str:
 def _file_evidence(a: Analysis | None, filename: str) -> str:
     """The first risk evidence the heuristics found in this file: line number and the line itself."""
     for s in a.signals if a else []:
-        if not s.name.startswith("risk."):
+        if not s.name.startswith(("risk.", "security.")):
             continue
         for e in s.evidence:
             if e.file == filename:
