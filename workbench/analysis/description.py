@@ -19,10 +19,11 @@ from .words import WordFinder
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 # Git trailers and a tool's signature, which a squash commit appends to the description's last section
 # (often the test plan): who wrote it, not what it does.
+# Matched after a newline, which the engine skips to fast, on "\n" + the text (as _FENCE_OR_HEADING).
 _TRAILER = re.compile(
-    r"^[ \t]*(?:(?:co-authored|signed-off|reviewed|tested|acked|reported|suggested|helped)-by:|"
-    r"🤖 generated with\b).*\n?",
-    re.M | re.I,
+    r"\n[ \t]*(?:(?:co-authored|signed-off|reviewed|tested|acked|reported|suggested|helped)-by:|"
+    r"🤖 generated with\b)[^\n]*",
+    re.I,
 )
 # The lines that open or close a code block, and heading lines: up to three blanks, one to six '#',
 # then a blank and the title (group 2) or nothing. Matched after a newline, which the engine skips to
@@ -162,7 +163,7 @@ def strip_template(body: str, conv: Conventions) -> tuple[str, list[tuple[str, s
         return "", []
     body = _COMMENT.sub("", body).replace("\r\n", "\n")
     if "-by:" in body or "-By:" in body or "enerated with" in body:
-        body = _TRAILER.sub("", body)
+        body = _TRAILER.sub("", "\n" + body)[1:]
     drop = tuple(conv.drop_headings)
     memo = conv.template_memo
     kept: list[tuple[str, str]] = []
