@@ -43,10 +43,11 @@ FENCED_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.S)
 # The number part is possessive: no unit starts with a digit, comma, dot or blank, so retrying shorter
 # numbers can never help, and it made long digit runs quadratic. A number glued to a letter is part of a
 # name (MI300X, s390x, cupy-cuda12x, K8s, a URL's %3A...), except the seconds of a duration ("7m22s"); it
-# starts after no digit, dot or "%" either: "MI300X" would read as "00X", "%E2%80%94" as "80%".
+# starts after no digit, dot or "%" either: "MI300X" would read as "00X", "%E2%80%94" as "80%". (The first
+# digit is matched before it is looked behind: a pattern that starts with a digit is tried only at digits.)
 _NUMBER = re.compile(
-    r"(?:(?<![A-Za-z0-9_.%])|(?<=\d[hm]))"
-    r"\d(?:,*+\d)*+(?:\.\d++)?+\s?+(?:%|[xX](?!\w)|×(?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|"
+    r"\d(?:(?<![A-Za-z0-9_.%]\d)|(?<=\d[hm]\d))"
+    r"(?:,*+\d)*+(?:\.\d++)?+\s?+(?:%|[xX](?!\w)|×(?!\w)|ms\b|s\b|sec\b|seconds|min\b|minutes|hours?|"
     r"[MGK]i?B\b|[MG]bps|tok(?:ens?)?/s|it/s|samples/s|TFLOPS|steps?/s|倍|秒|分钟)"
 )
 _FROM_TO = re.compile(r"\bfrom\s+\d[\d.,]*\s*\S*\s+to\s+\d")  # on lowercased text: "from 3 to 5"
