@@ -249,6 +249,8 @@ def revert_statement(body: str) -> re.Match | None:
     branch's message lists its commits as "* subject" items with their bodies under them: a revert line
     right under a `* Revert "..."` item reverts a commit of that branch, not a merged PR."""
     head = body[:2000]
+    if "everts" not in head:  # most bodies revert nothing; the pattern has no prefix to skip ahead by
+        return None
     for m in _REVERT_LINE.finditer(head):
         before = head[: m.start()].rstrip()
         if not before[before.rfind("\n") + 1 :].lstrip().startswith(("* Revert", "- Revert")):
