@@ -114,6 +114,34 @@ _REMOVED_PY_DEFINITION = re.compile(r"\n-[ \t]*(?:async[ \t]+)?(?:def|class)[ \t
 _MAX_LINES_UP = 400
 
 
+def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str, str]]:
+    """(where the line starts, its sign, its code) of each line above the one at `pos` in its hunk that is
+    less indented than every line between: the heads of the blocks the line stands in, innermost first.
+    Lines of the other side (`skip`), blanks, comments and closing brackets (which end a multi-line
+    signature or call and open nothing) are passed over. The hunk header comes last, as sign "@" with
+    its section text; nothing comes when the walk ends first."""
+    start, end = line_bounds(patch, pos)
+    line = patch[start + 1 : end]
+    indent = len(line) - len(line.lstrip())
+    for _ in range(_MAX_LINES_UP):
+        if start <= 0:
+            return
+        above = patch.rfind("\n", 0, start - 1) + 1
+        prev, start = patch[above : start - 1], above
+        if prev.startswith("@@"):
+            header = HUNK_HEADER.match(prev)
+            yield start, "@", header.group(5) if header else ""
+            return
+        code = prev[1:]
+        stripped = code.lstrip()
+        if prev.startswith(skip) or not stripped or stripped.startswith((")", "]", "}", "#")):
+            continue
+        level = len(code) - len(stripped)
+        if level < indent:
+            indent = level
+            yield start, prev[:1], code
+
+
 def new_python_definition(patch: str, pos: int) -> str | None:
     """The name of the Python function or class the line at `pos` stands in, when its definition line,
     found upwards by indentation in the same hunk, is added; None where it was there before or the hunk
@@ -122,34 +150,16 @@ def new_python_definition(patch: str, pos: int) -> str | None:
     `__post_init__`) is new code only in a new class: added to an old class, it runs where the class ran
     before. The caller still checks the PR's other files: a name the PR removes elsewhere was moved
     (Concat.removed_definitions)."""
-    start, end = line_bounds(patch, pos)
-    line = patch[start + 1 : end]
-    indent = len(line) - len(line.lstrip())
-    for _ in range(_MAX_LINES_UP):
-        if start <= 0:
+    for start, sign, code in _enclosing_heads(patch, pos, skip="-"):  # removed lines are gone
+        m = _PY_DEFINITION.match(code) if sign != "@" else None
+        if sign == "@" or m and sign != "+":
             return None
-        above = patch.rfind("\n", 0, start - 1) + 1
-        prev, start = patch[above : start - 1], above
-        if prev.startswith("@@"):
-            return None
-        code = prev[1:]
-        stripped = code.lstrip()
-        # removed lines are gone; a closing bracket ends a multi-line signature or call, it opens nothing
-        if prev.startswith("-") or not stripped or stripped.startswith((")", "]", "}", "#")):
-            continue
-        level = len(code) - len(stripped)
-        if level >= indent:
-            continue
-        indent = level
-        m = _PY_DEFINITION.match(code)
         if not m:
             continue  # an if/for/with block: what encloses it is further up
-        if not prev.startswith("+"):
-            return None
         keyword, name = m.groups()
         if keyword == "def" and name.startswith("__") and name.endswith("__"):
             continue  # called by the language: new only if what holds it is
-        if _hunk_removes_definition(patch, start, code[:level]):
+        if _hunk_removes_definition(patch, start, code[: len(code) - len(code.lstrip())]):
             return None
         return name
     return None
@@ -161,26 +171,15 @@ def python_block_of(patch: str, pos: int) -> str | None:
     else from the hunk header git names; None at module level or where the hunk does not tell."""
     start, end = line_bounds(patch, pos)
     line = patch[start + 1 : end]
-    indent = len(line) - len(line.lstrip())
+    indent = len(line) - len(line.lstrip())  # of the innermost head found so far
     other_side = "+" if patch.startswith("-", start) else "-"
-    for _ in range(_MAX_LINES_UP):
-        if start <= 0:
-            return None
-        above = patch.rfind("\n", 0, start - 1) + 1
-        prev, start = patch[above : start - 1], above
-        if prev.startswith("@@"):
-            header = HUNK_HEADER.match(prev)
-            return _block_under_header(header.group(5) if header else "", indent)
-        if prev.startswith(other_side):
-            continue
-        code = prev[1:]
-        stripped = code.lstrip()
-        if not stripped or stripped.startswith((")", "]", "}", "#")) or len(code) - len(stripped) >= indent:
-            continue
-        indent = len(code) - len(stripped)
+    for _start, sign, code in _enclosing_heads(patch, pos, skip=other_side):
+        if sign == "@":
+            return _block_under_header(code, indent)
         m = _PY_DEFINITION.match(code)
         if m:
             return m.group(1)
+        indent = len(code) - len(code.lstrip())
     return None
 
 
