@@ -321,9 +321,9 @@ def _param_name(param: str) -> str:
 def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     """Whether a changed signature (`f(a, b): -> f(a: int, b: str, c=1):`) still takes every call the
     old one took: the same parameters in the same order, none losing its default, the same return type
-    if both have one (or, typed, if the old one had one), then only parameters no caller has to pass (a default, `*args`, `**kwargs`, the bare
-    `*`). In a `typed` language a parameter's type is part of it; Python's annotations are hints that
-    no call depends on."""
+    if both have one (in a typed language, if the old one had one), then only parameters no caller has
+    to pass (a default, `*args`, `**kwargs`, the bare `*`). In a `typed` language a parameter's type is
+    part of it; Python's annotations are hints that no call depends on."""
     change = _SIGNATURE_CHANGE.fullmatch(evidence_text)
     if change is None:
         return False
