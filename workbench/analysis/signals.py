@@ -109,7 +109,8 @@ _OBJECTIVE_WORDS = ("loss", "logprob", "log_prob", "advantage", "kl", "entropy",
 # command and name no secret, and a pattern tried on every added line cost more than the rest of the
 # detector.
 _COMMAND_WORDS = {
-    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c", '"-c"', "'-c'"),
+    "shell": ("shell", "system(", "popen(", "Popen(", "subprocess", "eval ", "bash -c", "sh -c",
+              '"-c"', "'-c'"),
     "secret": ("token", "TOKEN", "Token", "passw", "PASSW", "Passw", "secret", "SECRET", "Secret", "api_key",
                "api-key", "API_KEY", "apikey"),
     "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
