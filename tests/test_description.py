@@ -141,6 +141,15 @@ def test_commit_trailers_are_no_test_plan():
     assert only.test_plan == []
 
 
+def test_the_issues_a_pr_closes_are_no_test_plan():
+    d = desc("Adds the rule.\n\n## Test Plan\n\nNew mdtests from the issue's examples.\n\nCloses #15557")
+    assert d.test_plan == ["New mdtests from the issue's examples."]
+    refs = desc("Adds the rule.\n\n## Test\n\nFixes #22429, #21873\n\nRefs https://github.com/o/r/issues/1.")
+    assert refs.test_plan == []
+    told = desc("Adds the rule.\n\n## Test\n\nCloses #12 by adding a regression test for the parser.")
+    assert told.test_plan == ["Closes #12 by adding a regression test for the parser."]
+
+
 # ---- open items: what the author leaves open -------------------------------------------------------
 
 

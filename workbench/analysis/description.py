@@ -511,14 +511,22 @@ def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[lis
             kinds = _kinds(s.lower()) if has[0] or has[1] else set()
             if "cause" in kinds:
                 found[0].append(s)
-            # a filled-in "Test" section is a test plan whatever its wording
-            if has[1] and (in_test_section and k < 3 or "test" in kinds):
+            # a filled-in "Test" section is a test plan whatever its wording, but for the issues it closes
+            if has[1] and (in_test_section and k < 3 and not _ONLY_REFERENCES.match(s) or "test" in kinds):
                 found[1].append(s)
             if has[2] and _has_number(s):
                 found[2].append(s)
     # a measurement with its unit ("3371 tok/s, +60.6%") tells more than a range ("from 1K to 16K")
     measured_first = sorted(found[2], key=lambda s: _NUMBER.search(s) is None)
     return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(measured_first)
+
+
+# "Closes #15557", "Fixes #22429, #21873", "Refs https://github.com/o/r/issues/1": what a PR closes, said
+# wherever the author ends the description (often under its test plan)
+_ONLY_REFERENCES = re.compile(
+    r"(?i)\W*(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|contributes to|related(?: to)?|part of|see|refs?)"
+    r"\b[\s:]*(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+)(?:[\s,.;&#\d]|and\b)*\Z"
+)
 
 
 def _has_number(text: str) -> bool:
