@@ -1008,6 +1008,14 @@ def test_a_change_to_comments_only_runs_nothing_new():
     ]
     c = analyze(record([py(link, name="verl/protocol.py")], title="[doc] fix: broken hyperlinks"))
     assert c.verdict == "skip" and "behaviour-change" not in kinds(c)
+    # the docstring's own first line, reworded (its opening quotes on the changed line)
+    opener = [
+        " class KIMICheckpointEngine(CheckpointEngine):",
+        '-    """NCCL checkpoint engine with collective communication.',
+        '+    """kimi checkpoint engine with collective communication.',
+    ]
+    o = analyze(record([py(opener, name="verl/ckpt_engine.py")], title="[ckpt] fix: docstring of kimi"))
+    assert o.verdict == "skip" and "behaviour-change" not in kinds(o)
     # one line of code beside the comment, a dereference, a shebang: each changes what runs
     for lines, name in (
         (

@@ -308,9 +308,15 @@ def changes_only_comments(fd: FileDiff) -> bool:
     for changed in _CHANGED_LINE.finditer(fd.patch):  # most patches answer at their first changed line
         text = changed.group(1).strip()
         if text and text != "*" and (not text.startswith(marks) or text.startswith("#!")):
-            if not _in_docstring(fd, changed.start()):
+            if not (_in_docstring(fd, changed.start()) or _opens_docstring(fd, text)):
                 return False
     return True
+
+
+def _opens_docstring(fd: FileDiff, text: str) -> bool:
+    """A Python line that starts with a triple quote is a bare string (a docstring's first or last
+    line): it runs nothing."""
+    return fd.language == "Python" and text.lstrip("rRuU").startswith(('"""', "'''"))
 
 
 def _in_docstring(fd: FileDiff, local: int) -> bool:
