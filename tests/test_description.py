@@ -469,6 +469,10 @@ def test_title_tags_with_and_without_separators():
     p = parse_title("no brackets nor colon")
     assert (p.tags, p.kind, p.revert, p.subject) == ([], None, False, "no brackets nor colon")
     assert parse_title("Revert [x] thing").revert and parse_title("wip: [revert] y").kind == "revert"
+    # a part of a series and a status are where the PR stands, not what it touches
+    for title in ("[4/n][trainer] feat: z", "[2/N] [trainer] feat: z", "[Part 2][WIP][trainer] feat: z"):
+        assert parse_title(title).tags == ["trainer"], title
+    assert parse_title("[1/3][fsdp, megatron] fix: y").tags == ["fsdp", "megatron"]
 
 
 def test_template_memory_is_per_conventions_and_changes_nothing():

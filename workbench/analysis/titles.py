@@ -78,6 +78,8 @@ _CONVENTIONAL = re.compile(r"^\s*(?P<kind>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?(?P
 # `` `ruff server`: subject `` (a code span may hold a blank) too.
 _TAG_PREFIX = re.compile(r"^\s*(?:`(?P<code>[^`\n]{1,40})`|(?P<tag>[A-Za-z][\w.\-/]{0,30}))\s*:\s+")
 _NOT_TAGS = frozenset({"wip", "draft", "rfc", "poc", "nit", "todo", "note", "http", "https"})
+# A part of a series ("[4/n]", "[2/N]", "[1/3]", "[Part 2]"): where the PR stands, not what it touches.
+_SERIES = re.compile(r"\s*(?:part\s*)?\d+\s*(?:/\s*(?:\d+|n))?\s*", re.I)
 # Dependency-update titles of people and bots (Dependabot's "Bump x from 1 to 2", Renovate's "Update Rust
 # crate x to v2" / "Update dependency x to v2" / "Update NPM Development dependencies"): tagged "deps",
 # so a lock-file-only PR still has an area.
@@ -153,9 +155,11 @@ def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
     m = _BRACKETS.match(title) if "[" in title else None
     if m:
         for group in _GROUP.findall(m.group(1)):
+            if _SERIES.fullmatch(group):
+                continue
             for tag in _split_tags(group):
                 tag = _clean_tag(tag)
-                if not tag:
+                if not tag or tag in _NOT_TAGS:
                     continue
                 if tag == "breaking":
                     breaking = True
