@@ -126,6 +126,11 @@ def test_a_number_inside_a_name_is_no_measurement():
     ]
 
 
+def test_a_quoted_sentence_keeps_no_unpaired_bold_marker():
+    d = desc("**Root cause:** a use-after-free race between `_cleanup()` and the copy.\n\nFixed it.")
+    assert d.root_cause == ["Root cause: a use-after-free race between `_cleanup()` and the copy."]
+
+
 def test_commit_trailers_are_no_test_plan():
     # a squash commit appends its trailers to the description's last section
     body = (

@@ -357,6 +357,10 @@ def _split_sentences(text: str) -> list[str]:
 
 
 def _clip(s: str, n: int = _CLIP) -> str:
+    """A sentence as a brief quotes it: one line, at most `n` characters, without bold markers left
+    unpaired (a sentence cut out of "**Root cause:** a race ..." keeps one of them)."""
+    if s.count("**") % 2:
+        s = s.replace("**", "")
     s = " ".join(s.split())
     return s if len(s) <= n else s[: n - 1] + "…"
 
