@@ -300,6 +300,24 @@ def test_every_pr_gets_an_audience_with_default_conventions():
     assert set(r.audiences[:2]) == {"recipe", "weight-sync"}
 
 
+def test_a_removed_backend_is_read_by_its_users_before_its_ci_tag():
+    verl = load_conventions("verl-project/verl")
+    gone = [f"-    line_{i} = {i}" for i in range(300)]
+    backend = file("verl/workers/engine/mindspeed/transformer_impl.py", hunk(1, gone), status="removed")
+    ci = file(".github/workflows/e2e_mindspeed.yml", hunk(1, [f"-  step_{i}: run" for i in range(30)]))
+    title = "[ci, trainer] feat: remove mindspeedllm backend engine support."
+    a = analyze(record([backend, ci], title=title, repo="verl-project/verl"), conventions=verl)
+    assert a.verdict == "skim" and a.audiences[0] != "ci" and "engine-megatron" in a.audiences
+    # a dependency update that deletes what the new version no longer needs keeps its tag first
+    req = file("requirements.txt", hunk(1, ["-megatron-core==0.12.0", "+megatron-core==0.13.0"]))
+    code = file("verl/utils/megatron/compat.py", hunk(1, gone[:200]))
+    bump = analyze(
+        record([req, code], title="[build] chore: bump megatron-core", repo="verl-project/verl"),
+        conventions=verl,
+    )
+    assert bump.audiences[0] == "build-deps"
+
+
 def test_a_test_beside_code_is_read_by_the_code_owners_not_test_maintainers():
     verl = load_conventions("verl-project/verl")
     fix = py(["-    n = 1", "+    n = 2"], name="verl/workers/engine/fsdp/transformer_impl.py")

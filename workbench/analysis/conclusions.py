@@ -205,10 +205,18 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
     if rule.audience:
         for name in conv.audiences_of_tag(rule.audience) or [rule.audience]:
             add(name)
+    # A removal of mostly program code is read by the users of what goes: a role area its title names
+    # (`[ci]` beside the backend it removes) comes after the deleted files' audiences. Not when it updates
+    # a dependency: the code it deletes is what the new version no longer needs.
+    demoted = _role_audiences(conv) if _removes_program(f) and not f.has("deps.bump") else set()
+    later: list[str] = []
     for tag in (t.strip("`") for t in tags):  # [`pylint`] names the area pylint
         mapped = conv.audiences_of_tag(tag)
         for name in mapped or ([] if curated else [tag]):
-            add(name)
+            if name in demoted:
+                later.append(name)
+            else:
+                add(name)
     votes: dict[str, float] = {}
     # A test is read by whoever owns the code it tests: beside code, test maintainers (the role area
     # "tests") are no reader of it, while the code area a test lives in (a linter rule's fixtures) is.
@@ -229,11 +237,24 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
     for name, v in sorted(votes.items(), key=lambda kv: -kv[1]):
         if v >= 0.15 * total or not names:  # a file or two on the side does not make an audience
             add(name)
+    for name in later:
+        add(name)
     if f.has("api.breaking") and "everyone" in conv.audiences:
         add("everyone")
     if not names:
         names.append("everyone")
     return names[: int(conv.threshold("max_audiences", 3))]
+
+
+def _removes_program(f: Facts) -> bool:
+    """A removal whose deleted lines are mostly program code and its configs (a backend, a feature)."""
+    program = sum(fd.deletions for fd in f.files if fd.role in ("code", "config", "notebook"))
+    return f.removal and 2 * program >= sum(fd.deletions for fd in f.files)
+
+
+def _role_audiences(conv: Conventions) -> set[str]:
+    """The audiences the role areas (ci, docs, tests, build, ...) name in these conventions."""
+    return {name for area in ROLE_AREAS for name in conv.audiences_of_tag(area) or [area]}
 
 
 # ---- risks: what a reader is warned about, by kind ---------------------------------------------------
