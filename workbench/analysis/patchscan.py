@@ -114,15 +114,14 @@ _REMOVED_PY_DEFINITION = re.compile(r"\n-[ \t]*(?:async[ \t]+)?(?:def|class)[ \t
 _MAX_LINES_UP = 400
 
 
-def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str, str]]:
-    """(where the line starts, its sign, its code) of each line above the one at `pos` in its hunk that is
-    less indented than every line between: the heads of the blocks the line stands in, innermost first.
-    Lines of the other side (`skip`), blanks, comments and closing brackets (which end a multi-line
-    signature or call and open nothing) are passed over. The hunk header comes last, as sign "@" with
-    its section text; nothing comes when the walk ends first."""
+def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str, str, int]]:
+    """(where the line starts, its sign, its code, its indentation) of each line above the one at `pos`
+    in its hunk that is less indented than every line between: the heads of the blocks the line stands
+    in, innermost first. Lines of the other side (`skip`), blanks, comments and closing brackets (which
+    end a multi-line signature or call and open nothing) are passed over. The hunk header comes last, as
+    sign "@" with its section text; nothing comes when the walk ends first."""
     start, end = line_bounds(patch, pos)
-    line = patch[start + 1 : end]
-    indent = len(line) - len(line.lstrip())
+    indent = _indentation(patch[start + 1 : end])
     for _ in range(_MAX_LINES_UP):
         if start <= 0:
             return
@@ -130,7 +129,8 @@ def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str
         prev, start = patch[above : start - 1], above
         if prev.startswith("@@"):
             header = HUNK_HEADER.match(prev)
-            yield start, "@", header.group(5) if header else ""
+            section = header.group(5) if header else ""
+            yield start, "@", section, _indentation(section)
             return
         code = prev[1:]
         stripped = code.lstrip()
@@ -139,7 +139,11 @@ def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str
         level = len(code) - len(stripped)
         if level < indent:
             indent = level
-            yield start, prev[:1], code
+            yield start, prev[:1], code, level
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def new_python_definition(patch: str, pos: int) -> str | None:
@@ -150,16 +154,18 @@ def new_python_definition(patch: str, pos: int) -> str | None:
     `__post_init__`) is new code only in a new class: added to an old class, it runs where the class ran
     before. The caller still checks the PR's other files: a name the PR removes elsewhere was moved
     (Concat.removed_definitions)."""
-    for start, sign, code in _enclosing_heads(patch, pos, skip="-"):  # removed lines are gone
-        m = _PY_DEFINITION.match(code) if sign != "@" else None
-        if sign == "@" or m and sign != "+":
+    for start, sign, code, level in _enclosing_heads(patch, pos, skip="-"):  # removed lines are gone
+        if sign == "@":
             return None
+        m = _PY_DEFINITION.match(code)
         if not m:
             continue  # an if/for/with block: what encloses it is further up
+        if sign != "+":
+            return None
         keyword, name = m.groups()
         if keyword == "def" and name.startswith("__") and name.endswith("__"):
             continue  # called by the language: new only if what holds it is
-        if _hunk_removes_definition(patch, start, code[: len(code) - len(code.lstrip())]):
+        if _hunk_removes_definition(patch, start, code[:level]):
             return None
         return name
     return None
@@ -170,16 +176,15 @@ def python_block_of(patch: str, pos: int) -> str | None:
     by indentation on its own side of the hunk (an added line's new code, a removed line's old code),
     else from the hunk header git names; None at module level or where the hunk does not tell."""
     start, end = line_bounds(patch, pos)
-    line = patch[start + 1 : end]
-    indent = len(line) - len(line.lstrip())  # of the innermost head found so far
+    indent = _indentation(patch[start + 1 : end])  # of the innermost head found so far
     other_side = "+" if patch.startswith("-", start) else "-"
-    for _start, sign, code in _enclosing_heads(patch, pos, skip=other_side):
+    for _start, sign, code, level in _enclosing_heads(patch, pos, skip=other_side):
         if sign == "@":
             return _block_under_header(code, indent)
         m = _PY_DEFINITION.match(code)
         if m:
             return m.group(1)
-        indent = len(code) - len(code.lstrip())
+        indent = level
     return None
 
 
@@ -188,10 +193,8 @@ def _block_under_header(section: str, indent: int) -> str | None:
     names the nearest unindented one, usually a class: a line more than one level (four blanks or a tab)
     inside it stands in one of its methods."""
     m = _PY_DEFINITION.match(section)
-    if not m:
-        return None
-    level = len(section) - len(section.lstrip())
-    if indent <= level:
+    level = _indentation(section)
+    if not m or indent <= level:
         return None
     if m.group(1) == "class" and indent > level + (1 if section.startswith("\t") else 4):
         return "def"

@@ -648,7 +648,7 @@ def _word_starts(text: str, low: str) -> dict[str, int]:
         if at and (low[at - 1].isalnum() or low[at - 1] == "_"):
             continue
         token = text[at : _IDENTIFIER_REST.match(text, at).end()]  # "NaN" is the word itself
-        if _NAMED.search(token, len(word) - 1) or word == "thread" and _THREADED_THROUGH.match(low, at):
+        if _NAMED.search(token, len(word) - 1) or (word == "thread" and _THREADED_THROUGH.match(low, at)):
             continue
         first[word] = at
     return first

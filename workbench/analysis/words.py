@@ -23,10 +23,8 @@ class WordFinder:
 
     def places(self, text: str) -> list[tuple[int, int, int]]:
         """(word id, start, end) of every occurrence of every word, overlapping ones included."""
-        if text.isascii():
-            return self._in_bytes.find_matches_as_indexes(text.encode("ascii"), overlapping=True)
-        if self._replaceable:
-            # Each other character becomes one "?", so offsets stay the text's, and no word (ASCII,
+        if self._replaceable or text.isascii():
+            # Each non-ASCII character becomes one "?", so offsets stay the text's, and no word (ASCII,
             # without "?") can match across one: a patch with one "→" in a comment is searched as bytes too.
             return self._in_bytes.find_matches_as_indexes(text.encode("ascii", "replace"), overlapping=True)
         return self._in_str.find_matches_as_indexes(text, overlapping=True)
