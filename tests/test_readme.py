@@ -60,12 +60,21 @@ def _wait_for_url(log: Path, proc: subprocess.Popen, timeout: float = 180) -> st
     raise AssertionError(f"no URL from {proc.args}:\n{log.read_text(errors='replace')[-3000:]}")
 
 
-def _answers(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as r:  # noqa: S310 (loopback)
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
+def _answers(url: str, proc: subprocess.Popen, timeout: float = 60) -> int:
+    """The HTTP status `url` answers with. Jupyter logs its URL a few milliseconds before its socket
+    accepts connections: a refused connection is tried again while the server runs."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as r:  # noqa: S310 (loopback)
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+        except urllib.error.URLError as e:
+            refused = isinstance(e.reason, ConnectionRefusedError)
+            if not refused or proc.poll() is not None or time.time() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 @pytest.mark.slow
@@ -143,7 +152,7 @@ def _run_server(line: str, argv: list[str], env: dict, cwd: Path, tmp_path: Path
         )
         try:
             url = _wait_for_url(log, proc)
-            assert _answers(url) == 200, f"{line}: {url} does not answer"
+            assert _answers(url, proc) == 200, f"{line}: {url} does not answer"
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGTERM)  # only the process group this test started
