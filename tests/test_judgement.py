@@ -8,6 +8,7 @@ from heuristics_helpers import file, hunk, record
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.pipeline import analyze
 from workbench.analysis.signals import text_theme_evidence
+from workbench.drafting import offline
 
 
 def kinds(a):
@@ -240,6 +241,44 @@ def test_removal_end_to_end():
     ci = file(".github/workflows/e2e_old.yml", hunk(1, [f"-      - run: step {i}" for i in range(120)]))
     c = analyze(record([ci], title="[ci] chore: drop the old e2e job"))
     assert c.signal("removal") and "behaviour-change" not in kinds(c)
+
+
+def test_move_end_to_end():
+    # a trainer moved to another package: the old module keeps a shim, the new one holds the same code
+    body = [
+        "class KTOTrainer(BaseTrainer):",
+        "    def compute_loss(self, model, inputs):",
+        "        logits = model(**inputs).logits.to(torch.float32)",
+        "        with self.lock:",
+        "            self.stats.append(logits.detach())",
+        "        return torch.nn.functional.logsigmoid(self.beta * logits).mean()",
+    ] + [f"    def helper_{i}(self, batch):" for i in range(30)]
+    old = py(
+        [f"-{line}" for line in body] + ["+from trl.experimental.kto import KTOTrainer  # shim"],
+        name="trl/trainer/kto_trainer.py",
+    )
+    new = file("trl/experimental/kto/kto_trainer.py", hunk(1, [f"+{line}" for line in body]), status="added")
+    a = analyze(record([old, new], title="Move KTO to trl.experimental"))
+    assert a.signal("move") and a.verdict == "skim"
+    assert not {"numerics", "concurrency"} & kinds(a)  # the moved code ran before: no new risk
+    assert offline.headline(record([old, new], title="Move KTO to trl.experimental"), "en", a).count("moves")
+    # the same code written new, with nothing removed, is read as what it does
+    b = analyze(record([new], title="Add a KTO trainer"))
+    assert not b.signal("move") and {"numerics", "concurrency"} <= kinds(b)
+    # lines moved within one file (into a lock, a loop) run elsewhere now: no move
+    within = py([f"-{line}" for line in body] + [f"+    {line}" for line in body], name="trl/trainer/kto.py")
+    c = analyze(record([within], title="Rework the KTO trainer"))
+    assert not c.signal("move")
+    # a refactor that moves some code but mostly writes new code is no move
+    mixed = file(
+        "trl/trainer/kto_v2.py",
+        hunk(
+            1, [f"+{line}" for line in body[:10]] + [f"+    value_{i} = torch.exp(x{i})" for i in range(30)]
+        ),
+        status="added",
+    )
+    d = analyze(record([old, mixed], title="Rework KTO"))
+    assert not d.signal("move")
 
 
 def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():

@@ -59,6 +59,7 @@ class Facts:
     has_patches: bool
     dominant_area: str | None
     removal: bool = False  # deletes far more than it adds
+    moved: bool = False  # mostly moves code between files
     code_lines: int = 0
 
     def has(self, name: str) -> bool:
@@ -167,6 +168,9 @@ VERDICT_RULES: list[Rule] = [
     # a removal's size and its removed functions say how much goes, not how much there is to read
     Rule("removal",      lambda f, c: f.removal,                       _always("skim"),    None,
          "mostly removes code: a skim for the users of what goes"),
+    # a move's size is the code it carries; what changes is where callers find it
+    Rule("move",         lambda f, c: f.moved,                         _always("skim"),    None,
+         "mostly moves code between files: a skim for where things now live"),
     Rule("strong signals", lambda f, c: f.score >= _deep_bar(f, c),    _always("deep"),    None,
          "signals add up to a close read"),
     Rule("trivial",      _is_trivial,                                  _always("skip"),    None,

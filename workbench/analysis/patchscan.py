@@ -295,6 +295,28 @@ def hunk_section_texts(patch: str) -> list[str]:
     return [text for text in map(str.strip, _HUNK_SECTION.findall(patch)) if text]
 
 
+def moved_share(files: list[FileDiff]) -> float:
+    """The share of the added lines of `files` that another of them removes: 1.0 when code only moves
+    between files (a module moved, a helper extracted). Blank lines, brackets and short statements
+    (`pass`, `else:`) recur anywhere and are not counted."""
+    removed_in: dict[str, set[str]] = {}
+    added: list[tuple[str, str]] = []
+    for fd in files:
+        for line in (fd.patch or "").split("\n"):
+            code = line[1:].strip()
+            if len(code) < _MOVED_MIN_CHARS:
+                continue
+            if line[0] == "-":
+                removed_in.setdefault(code, set()).add(fd.filename)
+            elif line[0] == "+":
+                added.append((code, fd.filename))
+    moved = sum(1 for code, name in added if removed_in.get(code, {name}) != {name})
+    return moved / len(added) if added else 0.0
+
+
+_MOVED_MIN_CHARS = 8
+
+
 class Concat:
     """All patches of a PR joined once, so each needle is searched once per PR, not once per file."""
 

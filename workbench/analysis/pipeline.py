@@ -49,6 +49,7 @@ from .discussion import (
     written_refs,
 )
 from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
+from .patchscan import moved_share
 from .signals import (
     RISK_ROLES,
     CodeFacts,
@@ -106,6 +107,7 @@ class Measure:
     code_lines: int
     testable_lines: int  # program code lines, which a unit test covers (run scripts are run instead)
     removal: bool  # deletes far more than it adds: a backend, a feature or a file set goes
+    moved: float  # the share of added program lines that another file removes (0 when not a move)
     dominant_area: str | None
     size_label: str
 
@@ -229,9 +231,25 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         code_lines=roles.get("code", 0) + roles.get("notebook", 0),
         testable_lines=testable,
         removal=deleted >= _REMOVAL_RATIO * max(added, 1) and deleted >= conv.threshold("medium_lines", 80),
+        moved=_moved_code(readable, conv),
         dominant_area=dominant,
         size_label=f"{churn} changed lines in {len(files)} files",
     )
+
+
+def _moved_code(files: list[FileDiff], conv: Conventions) -> float:
+    """The share of the program lines a PR adds that come from another of its files, when it is a move
+    (at least `move_share` of them): a module moved to a new package, a helper extracted. 0 otherwise."""
+    program = [fd for fd in files if is_program(fd)]
+    added = sum(fd.additions for fd in program)
+    # a move deletes about what it adds; most PRs are not one and are not scanned
+    if (
+        added < conv.threshold("tests_missing_min_lines", 20)
+        or 2 * sum(fd.deletions for fd in program) < added
+    ):
+        return 0.0
+    share = moved_share(program)
+    return share if share >= conv.threshold("move_share", 0.7) else 0.0
 
 
 def _size_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
@@ -295,6 +313,9 @@ def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
         out.append(
             Signal("generated", f"{len(m.generated)} generated/vendored/lock file(s), not read", 0.0, ev)
         )
+    if m.moved:
+        ev = Evidence(None, None, f"{m.moved:.0%} of the added code lines are removed from another file")
+        out.append(Signal("move", "mostly moves code between files", conv.weight("move"), [ev]))
     if m.removal:
         out.append(
             Signal(
@@ -325,14 +346,14 @@ def scope_signals(pr: PRInput, m: Measure, conv: Conventions) -> list[Signal]:
 
 
 def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Concat | None:
-    """What the code does. A revert's added lines restore old code, and a removal's few added lines
-    rewire what is left: their themes are not raised as new risks (removed API and changed defaults
-    still are)."""
+    """What the code does. A revert's added lines restore old code, a removal's few added lines rewire
+    what is left, and a move's added lines ran before from another file: their themes are not raised
+    as new risks (removed API and changed defaults still are)."""
     cat = None
     if m.has_patches:
         cat = Concat(pr.files, RISK_ROLES)
         words = find_words(cat)
-        if not (pr.revert or m.removal):  # judged on what they undo or remove, not on what remains
+        if not (pr.revert or m.removal or m.moved):  # judged on what they undo, remove or move
             scan_themes(words, g.facts)
             scan_loss_math(words, g.facts)
             scan_unsupported(words, g.facts)
@@ -394,6 +415,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         m.has_patches,
         m.dominant_area,
         removal=m.removal,
+        moved=bool(m.moved),
         code_lines=m.code_lines,
     )
     verdict, rule, deciding = decide(f, conv)

@@ -139,6 +139,11 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r", (\d+) workspace member pin\(s\) moved with it", r"，\1 个工作区成员的版本锁定随之更新"),
     (r"mostly removes code: read by the users of what goes", "以删除代码为主：由被删功能的用户阅读"),
     (r"mostly removes code: a skim for the users of what goes", "以删除代码为主：被删功能的用户浏览即可"),
+    (
+        r"mostly moves code between files: a skim for where things now live",
+        "以在文件间搬移代码为主：浏览新位置即可",
+    ),
+    (r"mostly moves code between files", "以在文件间搬移代码为主"),
     (r" ?\((\d+) added lines?\)", r"（新增 \1 行）"),
     (r" ?\(in the description\)", "（见描述）"),
     (r"code change comes with test changes", "代码改动附带测试改动"),
@@ -268,6 +273,7 @@ HEAD_VERBS = {
 OTHER_VERB = {"zh": "改动", "en": "changes"}
 # A PR that mostly deletes (a backend, a feature) removes what it names, whatever its title's kind says.
 REMOVE_VERB = {"zh": "移除", "en": "removes"}
+MOVE_VERB = {"zh": "迁移", "en": "moves"}
 
 
 def _anchor(record: PRRecord, analysis: Analysis | None) -> tuple[str, str | None] | None:
@@ -328,6 +334,8 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
         verb = (verbs[0] if status == "added" else verbs[1]) if verbs else OTHER_VERB[lang]
         if status == "removed" or any(s.name == "removal" for s in analysis.signals):
             verb = REMOVE_VERB[lang]
+        elif any(s.name == "move" for s in analysis.signals):
+            verb = MOVE_VERB[lang]
         if lang == "zh":
             lead = f"{scope}：" if scope else ""
             risk = f"，涉及{'与'.join(themes)}" if themes else ""
