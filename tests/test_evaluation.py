@@ -117,8 +117,9 @@ def test_eval_from_final_without_briefs_says_what_to_do(labelled, capsys):
 def test_eval_from_final_briefs(labelled, capsys):
     cache, _labels = labelled
     store = Store(cache)
-    # the team's final word on two PRs: #1 a skip for docs maintainers, #2 a skim (ours says deep)
-    for number, verdict, audience in ((1, "skip", "docs maintainers"), (2, "skim", None)):
+    # the team's final word on two PRs, with readers named as Chinese briefs name them: #1 a skip for
+    # docs maintainers, #2 a skim (ours says deep) for the maintainers of pkg/ (ours: rollout, pkg)
+    for number, verdict, audience in ((1, "skip", "文档维护者"), (2, "skim", "pkg 维护者")):
         brief = {"verdict": verdict, "audience": audience, "headline": "x"}
         store.save_brief(REPO, number, "text", source="human", base_version=None, brief=brief, is_final=True)
     store.save_brief(REPO, 4, "draft", source="offline", base_version=None, brief={"verdict": "deep"})
@@ -127,5 +128,6 @@ def test_eval_from_final_briefs(labelled, capsys):
     out = capsys.readouterr().out
     assert "labelled PRs: 2, analysed: 2" in out  # the draft of #4 is not a label
     assert "verdict agreement: 1/2 = 50%" in out and "#2 verdict: ours deep, theirs skim" in out
-    assert "audience matching (our first is one of theirs): 1/1 = 100%" in out
+    assert "audience matching (our first is one of theirs): 1/2 = 50%" in out
+    assert "audience overlapping (any of ours is one of theirs): 2/2 = 100%" in out
     assert "key file" not in out.split("misses")[-1]  # briefs name no key files: nothing measured

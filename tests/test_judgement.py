@@ -323,6 +323,35 @@ def test_every_pr_gets_an_audience_with_default_conventions():
     ):
         a = analyze(rec, conventions=conv)
         assert a.audiences and all(a.audiences)
+    # an uncurated code area is read by its maintainers: a brief never says "parser should skim"
+    lexer = analyze(
+        record([py(["+    x = 1"], name="src/parser/lexer.py")], title="Fix the lexer", repo="someone/else"),
+        conventions=conv,
+    )
+    assert lexer.audiences[0] == "parser" and lexer.audience == "parser maintainers"
+    assert offline.draft_offline(record([], repo="someone/else"), lexer).audience == "parser 维护者"
+    # a file at the top level has no area of its own: its role says who reads it
+    manifest = file("pyproject.toml", hunk(1, ["-    'vllm>=0.15',", "+    'vllm>=0.16',"]))
+    code = py(
+        ["+    if vllm_version < (0, 16):", "+        raise ImportError('vllm>=0.16')"],
+        name="trl/import_utils.py",
+    )
+    drop = analyze(
+        record([manifest, code], title="Drop vLLM 0.15 support", repo="someone/else"), conventions=conv
+    )
+    assert "root" not in drop.audiences and "build" in drop.audiences
+    # examples have their maintainers too (not "everyone")
+    example = py([f"+    step_{i}()" for i in range(12)], name="examples/scripts/gkd.py")
+    ex = analyze(record([example], title="Fix the GKD example", repo="someone/else"), conventions=conv)
+    assert ex.audiences[0] == "examples" and ex.audience == "example maintainers"
+    # a one-word title tag names a module; a tag of several words names a project, no reader
+    tagged = analyze(
+        record([example], title="[DistillationTrainer refactor] Fix the example", repo="someone/else"),
+        conventions=conv,
+    )
+    assert tagged.audiences == ["examples"]
+    dpo = analyze(record([example], title="[DPO] Fix the example", repo="someone/else"), conventions=conv)
+    assert dpo.audiences[:2] == ["dpo", "examples"]
     verl = load_conventions("verl-project/verl")
     v = analyze(
         record(

@@ -216,7 +216,8 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
     later: list[str] = []
     for tag in (t.strip("`") for t in tags):  # [`pylint`] names the area pylint
         mapped = conv.audiences_of_tag(tag)
-        for name in mapped or ([] if curated else [tag]):
+        # uncurated, a one-word tag names a module; "[DistillationTrainer refactor]" names a project
+        for name in mapped or ([] if curated or " " in tag else [tag]):
             if name in demoted:
                 later.append(name)
             else:
@@ -230,9 +231,8 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
             continue
         weight = max(1, fd.changes) * (2 if fd.role == "code" else 1)
         found = conv.audiences_of_path(fd.filename)
-        if not found and not curated:  # default conventions: a code area names its own audience
-            area = conv.area_of(fd.filename)
-            found = [area] if area not in ROLE_AREAS or area in conv.audiences else []
+        if not found and not curated:
+            found = _area_audiences(fd, conv)
         if with_code and fd.role == "test":
             found = [name for name in found if name not in ROLE_AREAS]
         for name in found:
@@ -248,6 +248,15 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
     if not names:
         names.append("everyone")
     return names[: int(conv.threshold("max_audiences", 3))]
+
+
+def _area_audiences(fd: FileDiff, conv: Conventions) -> list[str]:
+    """Default conventions: a code area names its own audience. A file at the top level has no area of
+    its own ("root" names no reader): its role's audience reads it (pyproject.toml, build maintainers)."""
+    area = conv.area_of(fd.filename)
+    if area == "root":
+        return [fd.role] if fd.role in conv.audiences else []
+    return [area] if area not in ROLE_AREAS or area in conv.audiences else []
 
 
 def _removes_program(f: Facts) -> bool:

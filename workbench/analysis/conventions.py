@@ -139,6 +139,19 @@ class Conventions:
     def audiences_of_tag(self, tag: str) -> list[str]:
         return self._audience_tags.get(tag.lower(), [])
 
+    def audience_text(self, name: str) -> str:
+        """How a brief names an audience: the vocabulary's words, else the maintainers of the area or tag
+        it is named after (a brief says "trainer maintainers should skim", not "trainer should")."""
+        return self.audiences.get(name) or f"{name} {_MAINTAINERS}"
+
+    def audience_name(self, text: str) -> str:
+        """The audience name a brief's words stand for (`audience_text` read back)."""
+        low = text.strip().lower()
+        for name, shown in self.audiences.items():
+            if shown.lower() == low:
+                return name
+        return low.removesuffix(f" {_MAINTAINERS}")
+
     def is_bot(self, login: str | None) -> bool:
         if not login:
             return False
@@ -168,6 +181,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise WorkbenchError(f"conventions file {path} is not valid TOML ({e}): fix it or remove it") from e
     except OSError as e:
         raise WorkbenchError(f"cannot read conventions file {path}: {e}") from e
+
+
+_MAINTAINERS = "maintainers"
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

@@ -116,7 +116,7 @@ class Analysis:
     repo: str
     number: int
     verdict: str  # deep | skim | skip
-    audience: str | None  # display text, e.g. "CI maintainers" or "rollout, trainer"; never empty now
+    audience: str | None  # display text of the first audience, "CI maintainers"; None: for everyone
     effort: int  # 1..5
     minutes: int  # estimated reading time
     deciding: list[str]  # the two or three signal labels that decided the verdict

@@ -420,7 +420,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
     )
     verdict, rule, deciding = decide(f, conv)
     audiences = audiences_of(f, rule, pr.parts.tags, conv)
-    display = None if audiences == ["everyone"] else conv.audiences.get(audiences[0], audiences[0])
+    display = None if audiences == ["everyone"] else conv.audience_text(audiences[0])
     effort, minutes = effort_and_minutes(f, verdict, conv)
     named = named_paths(pr.desc, pr.record)
     key_files = rank_files(pr.files, g.facts, named, conv, removal=m.removal, signals=signals)

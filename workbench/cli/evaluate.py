@@ -3,6 +3,7 @@ analysis, prints). The measuring itself is `evaluation.evaluate`, pure."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,10 +54,19 @@ def _pick_repo(store: Any, repo: str | None) -> str:
 
 def final_brief_labels(store: Any, repo: str, conventions: Any = None) -> list[Label]:
     """A repository's final briefs as labels: the team's verdict and audience (a brief names its
-    audience as the conventions display it, "CI maintainers": mapped back to the vocabulary's names)."""
+    audience as the conventions display it, "CI maintainers" or "CI 维护者": mapped back to the
+    vocabulary's names)."""
+    from ..analysis.conventions import load_conventions
+    from ..drafting.offline import AUDIENCE_ZH
     from ..evaluation import labels_from_briefs
 
-    names = {v.lower(): k for k, v in (conventions.audiences if conventions else {}).items()}
+    conv = conventions or load_conventions(repo)
+    english = {zh: en for en, zh in AUDIENCE_ZH.items()}
+
+    def name_of(text: str) -> str:
+        text = english.get(text.strip()) or re.sub(r"\s*维护者$", " maintainers", text.strip())
+        return conv.audience_name(text)
+
     frame = store.briefs(repo)
     rows = []
     for number in frame.loc[frame["is_final"] == 1, "number"] if not frame.empty else []:
@@ -66,7 +76,7 @@ def final_brief_labels(store: Any, repo: str, conventions: Any = None) -> list[L
             rows.append((int(number), b.get("verdict"), b.get("audience")))
     labels = labels_from_briefs(rows)
     for lab in labels:
-        lab.audience = [names.get(a.lower(), a) for a in lab.audience]
+        lab.audience = [name_of(a) for a in lab.audience]
     return labels
 
 

@@ -358,7 +358,7 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
 def _audience(analysis: Analysis | None, lang: str) -> str | None:
     aud = analysis.audience if analysis else None
     if aud and lang == "zh":
-        return AUDIENCE_ZH.get(aud, aud)
+        return AUDIENCE_ZH.get(aud) or re.sub(r" maintainers$", " 维护者", aud)
     return aud
 
 
