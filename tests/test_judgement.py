@@ -467,6 +467,18 @@ def test_integer_bookkeeping_is_no_numerics_but_a_running_sum_of_rewards_is():
         name="pkg/core_algos.py",
     )
     assert "numerics" in kinds(analyze(record([returns], title="[algo] feat: reinforce returns")))
+    # a mask cast to int8 to find a position, or a byte buffer, is bookkeeping too; int8 values are not
+    flush = py(
+        [
+            "+    first_empty_col = int(empty_cols.to(torch.int8).argmax()) if empty_cols.any() else M",
+            "+    order = valid.to(torch.int8).argsort(descending=True, stable=True)",
+            "+    return torch.empty(size, device=get_device_name(), dtype=torch.int8)",
+        ],
+        name="pkg/utils.py",
+    )
+    assert "numerics" not in kinds(analyze(record([flush], title="[misc] fix: flush left")))
+    quant = py(["+    q = (w / scale).round().clamp(-128, 127).to(torch.int8)"], name="pkg/quant.py")
+    assert "numerics" in kinds(analyze(record([quant], title="[misc] feat: int8 weights")))
 
 
 def test_a_new_switch_that_is_on_changes_what_every_run_does():

@@ -328,10 +328,14 @@ def _in_docstring(fd: FileDiff, local: int) -> bool:
 # nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects.
 _DEFUSED = {"torch.load(": ("weights_only=True",), "yaml.load(": ("SafeLoader",)}
 # Integer bookkeeping: counts, lengths and positions in an integer dtype, or summed up into offsets
-# (cu_seqlens, position_ids from a mask), are index arithmetic, not a numerically sensitive operation;
-# a running sum of rewards or weights is one.
-_INDEX_NEEDLES = frozenset({"int32", "cumsum"})
-_COUNTED = re.compile(r"len|size|count|num_|idx|ind(?:ex|ices)|offset|position|mask|shard|bin|bucket", re.I)
+# (cu_seqlens, position_ids from a mask), and a mask cast to int8 to find a position (argmax, argsort)
+# are index arithmetic, not a numerically sensitive operation; a running sum of rewards or weights is
+# one, and so is quantizing values to int8.
+_INDEX_NEEDLES = frozenset({"int8", "int32", "cumsum"})
+_COUNTED = re.compile(
+    r"len|size|count|num_|idx|ind(?:ex|ices)|offset|position|mask|shard|bin|bucket|arg(?:max|min|sort)|nonzero",
+    re.I,
+)
 _VALUED = re.compile(
     r"reward|returns|score|weight|log_?p|prob|loss|value|advantage|entropy|\bkl\b|grad", re.I
 )
