@@ -30,11 +30,28 @@ def test_comments_strings_imports_and_metric_lines_raise_no_theme():
             '+    msg = "call torch.cuda.empty_cache() first"',
             "+    def empty_cache(self):",
             "+    assert buf.dtype == torch.bfloat16",
+            "+from pkg.utils import (",
+            "+    empty_cache,",
+            "+    selective_log_softmax,  # fp32 inside",
+            "+    pin_memory as pin,",
+            "+)",
         ]
     )
     a = analyze(record([quiet], title="[worker] feat: more logging"))
     assert not {"memory", "concurrency", "numerics"} & kinds(a)
     loud = py(["+    with self._lock:", "+        torch.cuda.empty_cache()", "+    x = x.to(torch.bfloat16)"])
+    # a name alone on its line outside an import list is a call's argument: it runs
+    passed = py(
+        [
+            "+from pkg.utils import (",
+            "+    release,",
+            "+)",
+            "+    release(",
+            "+        empty_cache,",
+            "+    )",
+        ]
+    )
+    assert "memory" in kinds(analyze(record([passed], title="[worker] feat: free cache")))
     b = analyze(record([loud], title="[worker] feat: free cache"))
     assert {"memory", "concurrency", "numerics"} <= kinds(b)
     memory = next(r for r in b.risks if r.kind == "memory")

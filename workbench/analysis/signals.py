@@ -395,6 +395,26 @@ def _lines_above(text: str, start: int) -> Iterator[str]:
         end = begin - 1
 
 
+# An item of a parenthesised Python import, and the line that opens one
+_IMPORT_ITEM = re.compile(r"[+ -]\s*[\w.]+(?:\s+as\s+\w+)?\s*,?\s*(?:#.*)?")
+_IMPORT_OPEN = re.compile(r"[+ -]\s*from\s+[\w.]+\s+import\s*\(\s*(?:#.*)?")
+
+
+def _in_import_list(text: str, start: int) -> bool:
+    """Whether the line at `start` is a name in a `from pkg import (...)` list: imported, not run."""
+    end = text.find("\n", start)
+    if not _IMPORT_ITEM.fullmatch(text, start, end if end >= 0 else len(text)):
+        return False
+    for line in _lines_above(text, start):
+        if line.startswith("-"):
+            continue  # not in the new file
+        if _IMPORT_OPEN.fullmatch(line):
+            return True
+        if not _IMPORT_ITEM.fullmatch(line):
+            return False
+    return False
+
+
 def _replaced_lines(text: str, start: int) -> str:
     """The removed lines that the added line at `start` replaces, "" if none: in a diff a changed line is
     removed, then added, so the removed run right above the added run is what it was."""
@@ -476,9 +496,11 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     continue
                 line = text[start + 1 : end]
                 if name != "risk.markers" and not (
-                    in_program_code(line, pos - start - 1, fd.language) and not _in_docstring(fd, local)
+                    in_program_code(line, pos - start - 1, fd.language)
+                    and not _in_docstring(fd, local)
+                    and not _in_import_list(text, start)
                 ):
-                    continue  # a comment, a string or a docstring says it; the program does not do it
+                    continue  # a comment, a string, a docstring or an import names it; nothing runs it
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                     continue
                 if needle in _INDEX_NEEDLES and _COUNTED.search(line) and not _VALUED.search(line):
