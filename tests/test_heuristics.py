@@ -258,6 +258,30 @@ def test_api_removed_signature_and_breaking():
     assert "api.breaking" not in names(d)
 
 
+def test_nested_functions_and_example_scripts_are_no_api():
+    nested = [
+        " class Tracker:",
+        "     def log(self, data):",
+        "-        def sanitize_key(key):",
+        "-            return key.replace('@', '_at_')",
+        "+        data = {k.replace('@', '_at_'): v for k, v in data.items()}",
+        "-    def flush(self):",
+        "-        pass",
+        " def train(config):",
+        "-    def stop_loop():",
+        "-        loop.stop()",
+        "+    stop = loop.stop",
+    ]
+    a = analyze(record([code_file(nested, start=1)]))
+    rem = [e.text for e in sig(a, "api.removed").evidence]
+    assert rem == ["removed: flush(self):"]  # the method goes; the functions nested in others were local
+    example = file(
+        "examples/data_preprocess/aime2024.py",
+        hunk(1, ["-def build_aime2024_dataset():", "-    return load('aime')", "+x = 1"]),
+    )
+    assert "api.removed" not in names(analyze(record([example])))
+
+
 def test_symbols_from_section_headers_and_defs():
     f = file(
         "pkg/w.py",

@@ -11,7 +11,14 @@ from functools import lru_cache
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import Evidence, Signal
-from .patchscan import definition_lines, documented_names, hunk_section_texts, is_noise_symbol, section_symbol
+from .patchscan import (
+    definition_lines,
+    documented_names,
+    hunk_section_texts,
+    is_noise_symbol,
+    python_block_of,
+    section_symbol,
+)
 from .signals import CodeFacts, Find, counted_signals
 
 
@@ -24,6 +31,9 @@ def section_name(section: str) -> str | None:
 # Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
 _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
 
+
+# Example and benchmark code is run, not imported: its functions are no one's API.
+_SCRIPT_AREAS = frozenset({"examples", "benchmarks"})
 
 _RUST_PUB = re.compile(r"(?:^|\s)pub\s")
 
@@ -70,7 +80,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
             continue
         added: dict[str, tuple[str, int]] = {}
-        removed: dict[str, str] = {}
+        removed: dict[str, tuple[str, int]] = {}
         public: set[str] = set()
         types: set[str] = set()  # added classes, structs, enums, traits, interfaces
         # one scan anchored on newlines finds every added or removed definition line
@@ -86,7 +96,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                     types.add(name)
                 added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
             else:
-                removed[name] = sig
+                removed[name] = (sig, m.start())
         if not added and not removed:
             facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
             continue
@@ -99,11 +109,11 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 names.append(name)
                 symbols[name] = symbols.get(name, 0) + w
         facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
-        if fd.role != "code":
+        if fd.role != "code" or conv.area_of(fd.filename) in _SCRIPT_AREAS:
             continue
-        for name, old_sig in removed.items():
-            if name not in public:
-                continue
+        for name, (old_sig, old_at) in removed.items():
+            if name not in public or fd.language == "Python" and python_block_of(fd.patch, old_at) == "def":
+                continue  # a function nested in another is called only there
             if name not in added:
                 removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
             elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
