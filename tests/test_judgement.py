@@ -91,6 +91,60 @@ def test_yaml_and_dataclass_defaults_are_changed_defaults():
     assert "config-default-change" not in kinds(analyze(record([sig, meta])))
 
 
+def test_field_call_defaults_as_the_hugging_face_libraries_write_them():
+    hf = file(
+        "pkg/trainer/grpo_config.py",
+        hunk(
+            300,
+            [
+                "     vllm_mode: str = field(",
+                '-        default="server",',
+                '+        default="colocate",',
+                "         metadata={",
+                '             "help": "Mode to use for vLLM integration.",',
+                "         },",
+                "     )",
+                "     beta: float = field(",
+                "-        default=0.04,",
+                "+        default=0.0,",
+                '         metadata={"help": "KL coefficient."},',
+                "     )",
+            ],
+            section="class GRPOConfig(TrainingArguments):",
+        ),
+    )
+    a = analyze(record([hf], title="Change default vllm_mode to colocate"))
+    risk = next(r for r in a.risks if r.kind == "config-default-change")
+    assert [e.text for e in risk.evidence] == ['vllm_mode: "server" -> "colocate"', "beta: 0.04 -> 0.0"]
+    assert risk.evidence[0].line == 301 and a.key_symbols[:2] == ["vllm_mode", "beta"]
+    # on one line, the call's default is compared, not its help text
+    one_line = file(
+        "pkg/script_args.py",
+        hunk(
+            10,
+            [
+                '-    group_by_length: bool = field(default=True, metadata={"help": "group by length"})',
+                '+    group_by_length: bool = field(default=False, metadata={"help": "group by length"})',
+                '-    dataset_name: str = field(default="hh-rlhf", metadata={"help": "the model name"})',
+                '+    dataset_name: str = field(default="hh-rlhf", metadata={"help": "the dataset name"})',
+                '-    output_dir: str = field(default="out", metadata={"help": "where"})',
+                "+    output_dir: str = field(",
+                '+        default="out", metadata={"help": "where"}',
+                "+    )",
+                "-    profiler: ProfilerConfig = field(default_factory=ProfilerConfig)",
+                "+    profiler: Optional[ProfilerConfig] = None",
+            ],
+            section="class ScriptArguments:",
+        ),
+    )
+    b = analyze(record([one_line], title="Fix help texts"))
+    risk = next(r for r in b.risks if r.kind == "config-default-change")
+    assert [e.text for e in risk.evidence] == [
+        "group_by_length: True -> False",
+        "profiler: ProfilerConfig() -> None",
+    ]
+
+
 def test_a_functions_annotated_locals_are_no_defaults():
     # a method's local, under the class header git names (one level deeper than the class body)
     method = file(

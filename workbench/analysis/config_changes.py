@@ -21,6 +21,41 @@ def _value(v: str) -> str:
     return v.split(" #", 1)[0].strip().rstrip(",\\").rstrip()
 
 
+def _first_argument(text: str) -> str:
+    """The first argument of a call's remaining text (`"x", metadata={...})` -> `"x"`): up to the first
+    comma or closing bracket outside brackets and quotes."""
+    depth, quote = 0, None
+    for i, c in enumerate(text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif c in ",)]}" and not depth:
+            return text[:i].strip()
+    return _value(text)
+
+
+_FIELD_CALLS = ("field(", "dataclasses.field(")
+_DEFAULT_ARGUMENT = re.compile(r"\bdefault(_factory)?\s*=\s*")
+
+
+def _default_of(value: str) -> str | None:
+    """A field's default as its line gives it: a `field(...)` call's `default=` argument (`X()` for a
+    `default_factory=X`), None when the call's line has neither (a call rewrapped: nothing to compare);
+    any other value as it is."""
+    if not value.startswith(_FIELD_CALLS):
+        return value
+    m = _DEFAULT_ARGUMENT.search(value)
+    if not m:
+        return None
+    default = _first_argument(value[m.end() :])
+    return f"{default}()" if m.group(1) else default
+
+
 _NULL_SPELLINGS = frozenset({"", "~", "null", "none"})
 
 
@@ -48,6 +83,14 @@ def _changed(old: str | None, new: str) -> bool:
 
 
 _FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
+# A dataclass field whose default stands on its own line, first in its `field(...)` call, as the Hugging
+# Face libraries write their configs: `vllm_mode: str = field(` / `-    default="server",` /
+# `+    default="colocate",`.
+_FIELD_CALL_DEFAULT = re.compile(
+    r"\n[ -][ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:dataclasses\.)?field\([ \t]*"
+    r"\n-([ \t]+)default[ \t]*=[ \t]*([^\n]+)"
+    r"\n\+\2default[ \t]*=[ \t]*([^\n]+)"
+)
 _ARG_DEFAULT = re.compile(
     r"\n-[^\n]*?add_argument\(\s*[\"']-{0,2}([\w-]+)[\"'][^\n]*?default\s*=\s*([^,)\n]+)"
 )
@@ -101,9 +144,17 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                 if added:
                     line = added.group(0)
                     new = _value(line.split("=", 1)[1]) if "=" in line else None
+                    if new is not None:
+                        old, new = _default_of(old), _default_of(new)
                     # a function's annotated local (`val_metrics: dict = self._validate()`) is no field
                     if new is not None and _changed(old, new) and python_block_of(p, m.start()) != "def":
                         defaults.append((fd.filename, p, added.start(), f"{name}: {old} -> {new}"[:200]))
+            if "field(" in p:
+                for m in _FIELD_CALL_DEFAULT.finditer(text):
+                    name, old, new = m.group(1), _first_argument(m.group(3)), _first_argument(m.group(4))
+                    if _changed(old, new):
+                        at = text.rfind("\n", 0, m.start(4))  # the added line's start in `p`
+                        defaults.append((fd.filename, p, at, f"{name}: {old} -> {new}"[:200]))
             if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
                 for m in _ARG_DEFAULT.finditer(text):
                     name, old = m.group(1), m.group(2).strip()
