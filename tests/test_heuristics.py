@@ -275,6 +275,24 @@ def test_nested_functions_and_example_scripts_are_no_api():
     a = analyze(record([code_file(nested, start=1)]))
     rem = [e.text for e in sig(a, "api.removed").evidence]
     assert rem == ["removed: flush(self):"]  # the method goes; the functions nested in others were local
+    # where the hunk shows no unindented line, git's hunk header names what holds the definition
+    in_function = code_file(["-    def stop():", "-        loop.stop()"], section="def train(config):")
+    in_class = code_file(["-    def stop(self):", "-        loop.stop()"], section="class Loop:")
+    assert "api.removed" not in names(analyze(record([in_function])))
+    assert "api.removed" in names(analyze(record([in_class])))
+    # a removed definition is placed among the removed and unchanged lines, not the added ones
+    gone = code_file(
+        [
+            " class Runner:",
+            "     pass",
+            "-def launch(cfg):",
+            "-    def stop_loop():",
+            "-        loop.stop()",
+            "+x = 1",
+        ],
+        start=1,
+    )
+    assert [e.text for e in sig(analyze(record([gone])), "api.removed").evidence] == ["removed: launch(cfg):"]
     example = file(
         "examples/data_preprocess/aime2024.py",
         hunk(1, ["-def build_aime2024_dataset():", "-    return load('aime')", "+x = 1"]),

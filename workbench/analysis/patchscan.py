@@ -188,6 +188,32 @@ def python_block_of(patch: str, pos: int) -> str | None:
     return None
 
 
+def defined_in_function(patch: str, pos: int) -> bool:
+    """Whether the Python definition line at `pos` stands in a function (a closure, a wrapper, a local
+    helper), on its own side of the hunk. Two levels deep it does: a method's own helper (a method of a
+    class nested in a class would be taken for one too; such classes are rare). One level deep it does
+    when the nearest unindented line above it is a `def`, else a class holds it (a method) or nothing
+    does (a function under `if TYPE_CHECKING:`); git's hunk header tells when the hunk does not."""
+    start, end = line_bounds(patch, pos)
+    indent = _indentation(patch[start + 1 : end])
+    if indent > 4 or patch.startswith("\t\t", start + 1):
+        return True
+    if not indent:
+        return False
+    hunk = patch.rfind("\n@@", 0, start) + 1
+    own_side = _UNINDENTED_OLD if patch.startswith("-", start) else _UNINDENTED_NEW
+    heads = own_side.findall(patch, hunk, start)
+    if heads:
+        return heads[-1].startswith(("def ", "async def "))
+    header = HUNK_HEADER.match(patch, hunk)
+    return bool(header) and header.group(5).startswith(("def ", "async def "))
+
+
+# a line of one side of a hunk whose code starts at the first column (no blank, comment or closing bracket)
+_UNINDENTED_OLD = re.compile(r"\n[ -]((?![ \t\n#)\]}])[^\n]*)")
+_UNINDENTED_NEW = re.compile(r"\n[ +]((?![ \t\n#)\]}])[^\n]*)")
+
+
 def _block_under_header(section: str, indent: int) -> str | None:
     """The block a hunk's line indented by `indent` stands in, from the definition its header names. Git
     names the nearest unindented one, usually a class: a line more than one level (four blanks or a tab)
@@ -300,21 +326,17 @@ def moved_share(files: list[FileDiff]) -> float:
     between files (a module moved, a helper extracted). Blank lines, brackets and short statements
     (`pass`, `else:`) recur anywhere and are not counted."""
     removed_in: dict[str, set[str]] = {}
-    added: list[tuple[str, str]] = []
     for fd in files:
-        for line in (fd.patch or "").split("\n"):
-            code = line[1:].strip()
-            if len(code) < _MOVED_MIN_CHARS:
-                continue
-            if line[0] == "-":
-                removed_in.setdefault(code, set()).add(fd.filename)
-            elif line[0] == "+":
-                added.append((code, fd.filename))
+        for code in _REMOVED_CODE.findall("\n" + (fd.patch or "")):
+            removed_in.setdefault(code, set()).add(fd.filename)
+    added = [(code, fd.filename) for fd in files for code in _ADDED_CODE.findall("\n" + (fd.patch or ""))]
     moved = sum(1 for code, name in added if removed_in.get(code, {name}) != {name})
     return moved / len(added) if added else 0.0
 
 
-_MOVED_MIN_CHARS = 8
+# an added or removed line's code, from its first non-blank character, when it is 8 characters or more
+_ADDED_CODE = re.compile(r"\n\+[ \t]*+([^\n]{8,})")
+_REMOVED_CODE = re.compile(r"\n-[ \t]*+([^\n]{8,})")
 
 
 class Concat:

@@ -242,11 +242,11 @@ def _moved_code(files: list[FileDiff], conv: Conventions) -> float:
     (at least `move_share` of them): a module moved to a new package, a helper extracted. 0 otherwise."""
     program = [fd for fd in files if is_program(fd)]
     added = sum(fd.additions for fd in program)
-    # a move deletes about what it adds; most PRs are not one and are not scanned
-    if (
-        added < conv.threshold("tests_missing_min_lines", 20)
-        or 2 * sum(fd.deletions for fd in program) < added
-    ):
+    deleted = sum(fd.deletions for fd in program)
+    grown = sum(max(0, fd.additions - fd.deletions) for fd in program)
+    # A move deletes about what it adds, and the files it moves code into grow. Most PRs fail one of
+    # these (a rewrite in place deletes and adds in the same files) and are not scanned.
+    if added < conv.threshold("tests_missing_min_lines", 20) or 2 * deleted < added or 2 * grown < added:
         return 0.0
     share = moved_share(program)
     return share if share >= conv.threshold("move_share", 0.7) else 0.0

@@ -12,11 +12,11 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import Evidence, Signal
 from .patchscan import (
+    defined_in_function,
     definition_lines,
     documented_names,
     hunk_section_texts,
     is_noise_symbol,
-    python_block_of,
     section_symbol,
 )
 from .signals import CodeFacts, Find, counted_signals
@@ -112,11 +112,14 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         if fd.role != "code" or conv.area_of(fd.filename) in _SCRIPT_AREAS:
             continue
         for name, (old_sig, old_at) in removed.items():
-            if name not in public or fd.language == "Python" and python_block_of(fd.patch, old_at) == "def":
+            gone = name not in added
+            if name not in public or not (gone or _norm_sig(added[name][0]) != _norm_sig(old_sig)):
+                continue
+            if fd.language == "Python" and defined_in_function(fd.patch, old_at):
                 continue  # a function nested in another is called only there
-            if name not in added:
+            if gone:
                 removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
-            elif _norm_sig(added[name][0]) != _norm_sig(old_sig):
+            else:
                 sig, start = added[name]
                 signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
     _combine_files(facts.symbols, per_file)
