@@ -358,7 +358,7 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     a = analyze(record([code, req], title="[build] chore: bump vllm"))
     assert a.key_files[0].filename == "requirements.txt" and "compatibility" in kinds(a)
     fix = py(["-    n = len(x)", "+    n = len(x) - 1"], name="pkg/loss.py")
-    test = file("tests/test_loss.py", hunk(1, [f"+    assert loss({i}) == {i}" for i in range(60)]))
+    test = file("tests/test_loss.py", hunk(1, [f"+    assert loss({i}) == {i}" for i in range(20)]))
     b = analyze(record([test, fix], title="[trainer] fix: off by one"))
     assert b.key_files[0].filename == "pkg/loss.py"
     # ... also when the description points at the test
@@ -423,6 +423,23 @@ def test_every_pr_gets_an_audience_with_default_conventions():
     assert tagged.audiences == ["examples"]
     dpo = analyze(record([example], title="[DPO] Fix the example", repo="someone/else"), conventions=conv)
     assert dpo.audiences[:2] == ["dpo", "examples"]
+    # docs beside code are written for the code's readers: docs maintainers follow them, however long
+    # the page, unless the title says the PR is about its docs
+    guide = file("docs/migration.md", hunk(1, [f"+Step {i}: set `vllm_mode`." for i in range(20)]))
+    config = file(
+        "pkg/trainer/grpo_config.py",
+        hunk(
+            300,
+            ["     vllm_mode: str = field(", '-        default="server",', '+        default="colocate",'],
+        ),
+    )
+    for title, first in (
+        ("Change the default vllm_mode and add a migration guide", "trainer"),
+        ("Add a migration page to the docs", "docs"),
+        ("Document the vllm_mode migration", "docs"),
+    ):
+        both = analyze(record([guide, config], title=title, repo="someone/else"), conventions=conv)
+        assert both.audiences[0] == first and set(both.audiences[:2]) == {"trainer", "docs"}, title
     verl = load_conventions("verl-project/verl")
     v = analyze(
         record(

@@ -193,7 +193,7 @@ def decide(f: Facts, conv: Conventions) -> tuple[str, Rule, list[str]]:
     return verdict, rule, deciding[:3]
 
 
-def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> list[str]:
+def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title: str = "") -> list[str]:
     """Who should read it, most concerned first; never empty.
 
     The rule's role area first (a CI-only change is for CI maintainers), then the title's tags (the
@@ -223,9 +223,11 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
             else:
                 add(name)
     votes: dict[str, float] = {}
+    votes_after_code: dict[str, float] = {}
     # A test is read by whoever owns the code it tests: beside code, test maintainers (the role area
     # "tests") are no reader of it, while the code area a test lives in (a linter rule's fixtures) is.
     with_code = any(fd.role == "code" for fd in f.files)
+    about_docs = f.kind == "doc" or _DOCS_WORDS.search(title) is not None
     for fd in f.files:
         if fd.role in ("generated", "binary"):
             continue
@@ -235,12 +237,16 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
             found = _area_audiences(fd, conv)
         if with_code and fd.role == "test":
             found = [name for name in found if name not in ROLE_AREAS]
+        # Docs beside code are written for the code's readers: docs maintainers come after them, unless
+        # the title says the PR is about its docs.
+        ballot = votes_after_code if with_code and fd.role == "docs" and not about_docs else votes
         for name in found:
-            votes[name] = votes.get(name, 0) + weight
-    total = sum(votes.values())
-    for name, v in sorted(votes.items(), key=lambda kv: -kv[1]):
-        if v >= 0.15 * total or not names:  # a file or two on the side does not make an audience
-            add(name)
+            ballot[name] = ballot.get(name, 0) + weight
+    total = sum(votes.values()) + sum(votes_after_code.values())
+    for ballot in (votes, votes_after_code):
+        for name, v in sorted(ballot.items(), key=lambda kv: -kv[1]):
+            if v >= 0.15 * total or not names:  # a file or two on the side does not make an audience
+                add(name)
     for name in later:
         add(name)
     if f.has("api.breaking") and "everyone" in conv.audiences:
@@ -248,6 +254,9 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions) -> li
     if not names:
         names.append("everyone")
     return names[: int(conv.threshold("max_audiences", 3))]
+
+
+_DOCS_WORDS = re.compile(r"\b(?:docs?|documentation|autodocs?|readme)\b", re.I)
 
 
 def _area_audiences(fd: FileDiff, conv: Conventions) -> list[str]:

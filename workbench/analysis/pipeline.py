@@ -419,7 +419,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         code_lines=m.code_lines,
     )
     verdict, rule, deciding = decide(f, conv)
-    audiences = audiences_of(f, rule, pr.parts.tags, conv)
+    audiences = audiences_of(f, rule, pr.parts.tags, conv, pr.title)
     display = None if audiences == ["everyone"] else conv.audience_text(audiences[0])
     effort, minutes = effort_and_minutes(f, verdict, conv)
     named = named_paths(pr.desc, pr.record)
