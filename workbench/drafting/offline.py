@@ -326,7 +326,7 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
     subject = (parts.subject or record.title or f"#{record.number}").strip().rstrip("。.")
     anchor = _anchor(record, analysis)
     themes = _themes(analysis, lang)
-    scope = (parts.tags[:1] or (analysis.areas[:1] if analysis else []) or [""])[0]
+    scope = (parts.tags[:1] or _readers_area(analysis) or [""])[0]
     reverts = parts.kind == "revert" or record.title.lower().startswith("revert")
     if anchor and not reverts and parts.kind not in ("doc", "docs", "ci", "test", "chore", "build", "style"):
         name, status = anchor
@@ -353,6 +353,16 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
         subject = subject[:1].upper() + subject[1:]
     text = f"{kind}: {subject}" if kind else subject
     return f"{text} ({tags})" if tags else text
+
+
+def _readers_area(analysis: Analysis | None) -> list[str]:
+    """Where an untagged PR belongs: its first audience's area (the code whose default it changes, not
+    the longer migration guide beside it), else its largest area."""
+    if analysis is None:
+        return []
+    if analysis.audience_key and analysis.audience_key != "everyone":
+        return [analysis.audience_key]
+    return analysis.areas[:1]
 
 
 def _audience(analysis: Analysis | None, lang: str) -> str | None:
