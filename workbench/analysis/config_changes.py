@@ -109,6 +109,12 @@ def _first_lines(text: str, n: int) -> str:
     return "\n".join(text.split("\n", n)[:n])
 
 
+def _is_meta(key: str) -> bool:
+    """A key about the config, not a setting: which class reads the section (Hydra's `_target_`,
+    `_recursive_`) or the file's own version."""
+    return key.startswith("_") or key == "version"
+
+
 _RELEASE = re.compile(r"^[\"']?v?\d+\.\d+\.\d+")
 _DOC_KEYS = frozenset(
     {"description", "markdownDescription", "title", "help", "doc", "docs", "summary", "$comment"}
@@ -173,7 +179,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
             manifest = fd.role == "build"
             old_vals, new_vals = _key_values(p)
             for k, (v, at, was) in new_vals.items():
-                if k.startswith("_") or k == "version" or k in _DOC_KEYS:
+                if _is_meta(k) or k in _DOC_KEYS:
                     # meta keys (`_target_`: which class reads the section) and documentation are not
                     # settings, and a package's own version is a release: a workspace bump is one
                     # release, not N defaults
@@ -192,7 +198,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     on = v.lower() == "true"
                     if on and fd.status != "added" and not in_added_section(p, at):
                         switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-            gone = [] if manifest else [k for k in old_vals if k not in new_vals and k != "version"]
+            gone = [] if manifest else [k for k in old_vals if k not in new_vals and not _is_meta(k)]
             for k in gone:  # in file order: a set difference's order changes with the hash seed
                 keys.append((fd.filename, None, None, f"removed {k}"[:200]))
         elif fd.role == "ci" or fd.language in SCRIPT_LANGUAGES:
