@@ -332,7 +332,11 @@ def test_move_end_to_end():
     a = analyze(record([old, new], title="Move KTO to trl.experimental"))
     assert a.signal("move") and a.verdict == "skim"
     assert not {"numerics", "concurrency"} & kinds(a)  # the moved code ran before: no new risk
-    assert offline.headline(record([old, new], title="Move KTO to trl.experimental"), "en", a).count("moves")
+    moved = record([old, new], title="Move KTO to trl.experimental")
+    assert offline.headline(moved, "en", a).count("moves")
+    # the file it adds is where the code went, not new code
+    assert next(k for k in a.key_files if k.filename == new["filename"]).reason.count("code moved here")
+    assert any("代码迁入的新文件" in item for item in offline.draft_offline(moved, a, "zh").focus)
     # the same code written new, with nothing removed, is read as what it does
     b = analyze(record([new], title="Add a KTO trainer"))
     assert not b.signal("move") and {"numerics", "concurrency"} <= kinds(b)

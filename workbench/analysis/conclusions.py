@@ -549,6 +549,7 @@ def named_paths(desc: Description, record: PRRecord) -> set[str]:
 
 
 _SHOWN_STATUS = frozenset({"added", "removed", "renamed"})
+_MOVE_STATUS = {"added": "code moved here", "removed": "code moved out"}
 # Signals whose evidence names the file a reader must see first: the manifest of a dependency change,
 # the config file whose default changed.
 _LEADING_SIGNALS = ("deps.bump", "config.defaults")
@@ -561,10 +562,12 @@ def rank_files(
     conv: Conventions,
     *,
     removal: bool = False,
+    moved: bool = False,
     signals: list[Signal] | None = None,
 ) -> list[KeyFile]:
     """The files to read first, best first: role and size, then risk hits, files the description or
-    a reviewer names, symbols touched, and files a leading signal points at."""
+    a reviewer names, symbols touched, and files a leading signal points at. In a move, a file added
+    or deleted is where code moved to or from."""
     leading = {e.file for s in signals or () if s.name in _LEADING_SIGNALS for e in s.evidence if e.file}
     scores = [_file_score(fd, facts, named, leading, removal) for fd in files]
     # snapshot files are test evidence (recorded output), never a file to read first
@@ -577,7 +580,7 @@ def rank_files(
         syms = facts.file_symbols.get(fd.filename) or []
         reason = f"{fd.role}, +{fd.additions}/-{fd.deletions}"
         if fd.status in _SHOWN_STATUS:
-            reason += "; " + fd.status
+            reason += "; " + (_MOVE_STATUS.get(fd.status, fd.status) if moved else fd.status)
         if themes_of.get(fd.filename):
             reason += "; risk: " + ", ".join(themes_of[fd.filename])
         if fd.filename in leading:

@@ -423,7 +423,9 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
     display = None if audiences == ["everyone"] else conv.audience_text(audiences[0])
     effort, minutes = effort_and_minutes(f, verdict, conv)
     named = named_paths(pr.desc, pr.record)
-    key_files = rank_files(pr.files, g.facts, named, conv, removal=m.removal, signals=signals)
+    key_files = rank_files(
+        pr.files, g.facts, named, conv, removal=m.removal, moved=bool(m.moved), signals=signals
+    )
     patch_text = g.cat.text if g.cat is not None else ""
     key_symbols = pick_key_symbols(g.facts, pr.desc, patch_text, conv, signals, pr.files)
     areas = [a for a, _ in sorted(m.area_lines.items(), key=itemgetter(1), reverse=True)]

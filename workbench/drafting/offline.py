@@ -424,6 +424,8 @@ _SUMMARY = {
 _REASON_ZH = {
     "added": "新增文件",
     "removed": "删除文件",
+    "code moved here": "代码迁入的新文件",
+    "code moved out": "代码迁出后删除",
     "renamed": "重命名",
     "modified": "修改",
     "named in the description or review": "描述或评审中点名",
