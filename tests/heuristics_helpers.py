@@ -60,3 +60,16 @@ def user(login: str) -> dict:
 
 def code_lines(n: int, prefix: str = "    x") -> list[str]:
     return [f"+{prefix}{i} = compute({i})" for i in range(n)]
+
+
+def guide_beside_config() -> list[dict]:
+    """A migration guide (the longest file) beside the config field whose default it explains."""
+    guide = file("docs/migration.md", hunk(1, [f"+Step {i}: set `vllm_mode`." for i in range(20)]))
+    config = file(
+        "pkg/trainer/grpo_config.py",
+        hunk(
+            300,
+            ["     vllm_mode: str = field(", '-        default="server",', '+        default="colocate",'],
+        ),
+    )
+    return [guide, config]

@@ -167,20 +167,12 @@ def test_headline_restates_kind_and_scope():
 
 
 def test_an_untagged_headline_is_scoped_by_its_readers_not_its_longest_file():
-    from heuristics_helpers import file, hunk, record
+    from heuristics_helpers import guide_beside_config, record
 
     from workbench.analysis.conventions import load_conventions
     from workbench.analysis.pipeline import analyze
 
-    guide = file("docs/migration.md", hunk(1, [f"+Step {i}: set `vllm_mode`." for i in range(40)]))
-    config = file(
-        "pkg/trainer/grpo_config.py",
-        hunk(
-            300,
-            ["     vllm_mode: str = field(", '-        default="server",', '+        default="colocate",'],
-        ),
-    )
-    rec = record([guide, config], title="Change the default vllm_mode", repo="someone/else")
+    rec = record(guide_beside_config(), title="Change the default vllm_mode", repo="someone/else")
     a = analyze(rec, conventions=load_conventions("someone/else"))
     assert a.areas[0] == "docs"  # the guide is the longest file ...
     assert headline(rec, "zh", a).startswith("trainer：")  # ... the trainer's default is what changes

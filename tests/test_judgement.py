@@ -3,7 +3,7 @@ real-looking patches (Python, YAML, a dataclass, shell and CI, Rust); reverts an
 
 from __future__ import annotations
 
-from heuristics_helpers import file, hunk, record
+from heuristics_helpers import file, guide_beside_config, hunk, record
 
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.pipeline import analyze
@@ -429,20 +429,12 @@ def test_every_pr_gets_an_audience_with_default_conventions():
     assert dpo.audiences[:2] == ["dpo", "examples"]
     # docs beside code are written for the code's readers: docs maintainers follow them, however long
     # the page, unless the title says the PR is about its docs
-    guide = file("docs/migration.md", hunk(1, [f"+Step {i}: set `vllm_mode`." for i in range(20)]))
-    config = file(
-        "pkg/trainer/grpo_config.py",
-        hunk(
-            300,
-            ["     vllm_mode: str = field(", '-        default="server",', '+        default="colocate",'],
-        ),
-    )
     for title, first in (
         ("Change the default vllm_mode and add a migration guide", "trainer"),
         ("Add a migration page to the docs", "docs"),
         ("Document the vllm_mode migration", "docs"),
     ):
-        both = analyze(record([guide, config], title=title, repo="someone/else"), conventions=conv)
+        both = analyze(record(guide_beside_config(), title=title, repo="someone/else"), conventions=conv)
         assert both.audiences[0] == first and set(both.audiences[:2]) == {"trainer", "docs"}, title
     verl = load_conventions("verl-project/verl")
     v = analyze(

@@ -12,7 +12,7 @@ import re
 from .conventions import Conventions
 from .diff import FileDiff, added_lines_with
 from .model import Evidence, Signal
-from .patchscan import in_added_section, python_block_of
+from .patchscan import in_added_section, in_python_function
 from .signals import SCRIPT_LANGUAGES, Find, counted_signals
 
 
@@ -153,7 +153,7 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     if new is not None:
                         old, new = _default_of(old), _default_of(new)
                     # a function's annotated local (`val_metrics: dict = self._validate()`) is no field
-                    if new is not None and _changed(old, new) and python_block_of(p, m.start()) != "def":
+                    if new is not None and _changed(old, new) and not in_python_function(p, m.start()):
                         defaults.append((fd.filename, p, added.start(), f"{name}: {old} -> {new}"[:200]))
             if "field(" in p:
                 for m in _FIELD_CALL_DEFAULT.finditer(text):

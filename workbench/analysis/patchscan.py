@@ -171,29 +171,12 @@ def new_python_definition(patch: str, pos: int) -> str | None:
     return None
 
 
-def python_block_of(patch: str, pos: int) -> str | None:
-    """The keyword ("def" or "class") of the Python definition the line at `pos` stands in, found upwards
-    by indentation on its own side of the hunk (an added line's new code, a removed line's old code),
-    else from the hunk header git names; None at module level or where the hunk does not tell."""
-    start, end = line_bounds(patch, pos)
-    indent = _indentation(patch[start + 1 : end])  # of the innermost head found so far
-    other_side = "+" if patch.startswith("-", start) else "-"
-    for _start, sign, code, level in _enclosing_heads(patch, pos, skip=other_side):
-        if sign == "@":
-            return _block_under_header(code, indent)
-        m = _PY_DEFINITION.match(code)
-        if m:
-            return m.group(1)
-        indent = level
-    return None
-
-
-def defined_in_function(patch: str, pos: int) -> bool:
-    """Whether the Python definition line at `pos` stands in a function (a closure, a wrapper, a local
-    helper), on its own side of the hunk. Two levels deep it does: a method's own helper (a method of a
-    class nested in a class would be taken for one too; such classes are rare). One level deep it does
-    when the nearest unindented line above it is a `def`, else a class holds it (a method) or nothing
-    does (a function under `if TYPE_CHECKING:`); git's hunk header tells when the hunk does not."""
+def in_python_function(patch: str, pos: int) -> bool:
+    """Whether the Python line at `pos` stands in a function (a closure, a local, a method's helper) on
+    its own side of the hunk, not in a class body or at module level. Two levels deep it does (a line
+    of a class nested in a class would be taken for one too; such classes are rare). One level deep it
+    does when the nearest unindented line above it is a `def`, else a class holds it or nothing does (a
+    function under `if TYPE_CHECKING:`); git's hunk header tells when the hunk does not."""
     start, end = line_bounds(patch, pos)
     indent = _indentation(patch[start + 1 : end])
     if indent > 4 or patch.startswith("\t\t", start + 1):
@@ -212,19 +195,6 @@ def defined_in_function(patch: str, pos: int) -> bool:
 # a line of one side of a hunk whose code starts at the first column (no blank, comment or closing bracket)
 _UNINDENTED_OLD = re.compile(r"\n[ -]((?![ \t\n#)\]}])[^\n]*)")
 _UNINDENTED_NEW = re.compile(r"\n[ +]((?![ \t\n#)\]}])[^\n]*)")
-
-
-def _block_under_header(section: str, indent: int) -> str | None:
-    """The block a hunk's line indented by `indent` stands in, from the definition its header names. Git
-    names the nearest unindented one, usually a class: a line more than one level (four blanks or a tab)
-    inside it stands in one of its methods."""
-    m = _PY_DEFINITION.match(section)
-    level = _indentation(section)
-    if not m or indent <= level:
-        return None
-    if m.group(1) == "class" and indent > level + (1 if section.startswith("\t") else 4):
-        return "def"
-    return m.group(1)
 
 
 def _hunk_removes_definition(patch: str, pos: int, indent: str) -> bool:

@@ -12,10 +12,10 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import Evidence, Signal
 from .patchscan import (
-    defined_in_function,
     definition_lines,
     documented_names,
     hunk_section_texts,
+    in_python_function,
     is_noise_symbol,
     section_symbol,
 )
@@ -115,7 +115,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             gone = name not in added
             if name not in public or not (gone or _norm_sig(added[name][0]) != _norm_sig(old_sig)):
                 continue
-            if fd.language == "Python" and defined_in_function(fd.patch, old_at):
+            if fd.language == "Python" and in_python_function(fd.patch, old_at):
                 continue  # a function nested in another is called only there
             if gone:
                 removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
