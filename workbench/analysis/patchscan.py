@@ -114,12 +114,12 @@ _REMOVED_PY_DEFINITION = re.compile(r"\n-[ \t]*(?:async[ \t]+)?(?:def|class)[ \t
 _MAX_LINES_UP = 400
 
 
-def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str, str, int]]:
-    """(where the line starts, its sign, its code, its indentation) of each line above the one at `pos`
-    in its hunk that is less indented than every line between: the heads of the blocks the line stands
-    in, innermost first. Lines of the other side (`skip`), blanks, comments and closing brackets (which
-    end a multi-line signature or call and open nothing) are passed over. The hunk header comes last, as
-    sign "@" with its section text; nothing comes when the walk ends first."""
+def _enclosing_heads(patch: str, pos: int) -> Iterator[tuple[int, str, str, int]]:
+    """(where the line starts, its sign, its code, its indentation) of each line of the new file above
+    the one at `pos` in its hunk that is less indented than every line between: the heads of the blocks
+    the line stands in, innermost first. Removed lines (gone from the new file), blanks, comments and
+    closing brackets (which end a multi-line signature or call and open nothing) are passed over; the
+    walk ends at the hunk's header."""
     start, end = line_bounds(patch, pos)
     indent = _indentation(patch[start + 1 : end])
     for _ in range(_MAX_LINES_UP):
@@ -128,13 +128,10 @@ def _enclosing_heads(patch: str, pos: int, skip: str) -> Iterator[tuple[int, str
         above = patch.rfind("\n", 0, start - 1) + 1
         prev, start = patch[above : start - 1], above
         if prev.startswith("@@"):
-            header = HUNK_HEADER.match(prev)
-            section = header.group(5) if header else ""
-            yield start, "@", section, _indentation(section)
             return
         code = prev[1:]
         stripped = code.lstrip()
-        if prev.startswith(skip) or not stripped or stripped.startswith((")", "]", "}", "#")):
+        if prev.startswith("-") or not stripped or stripped.startswith((")", "]", "}", "#")):
             continue
         level = len(code) - len(stripped)
         if level < indent:
@@ -154,9 +151,7 @@ def new_python_definition(patch: str, pos: int) -> str | None:
     `__post_init__`) is new code only in a new class: added to an old class, it runs where the class ran
     before. The caller still checks the PR's other files: a name the PR removes elsewhere was moved
     (Concat.removed_definitions)."""
-    for start, sign, code, level in _enclosing_heads(patch, pos, skip="-"):  # removed lines are gone
-        if sign == "@":
-            return None
+    for start, sign, code, level in _enclosing_heads(patch, pos):
         m = _PY_DEFINITION.match(code)
         if not m:
             continue  # an if/for/with block: what encloses it is further up

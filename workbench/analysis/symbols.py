@@ -113,7 +113,8 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             continue
         for name, (old_sig, old_at) in removed.items():
             gone = name not in added
-            if name not in public or not (gone or _norm_sig(added[name][0]) != _norm_sig(old_sig)):
+            changed = gone or _norm_sig(added[name][0]) != _norm_sig(old_sig)
+            if name not in public or not changed:
                 continue
             if fd.language == "Python" and in_python_function(fd.patch, old_at):
                 continue  # a function nested in another is called only there
