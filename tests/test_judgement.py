@@ -1434,3 +1434,14 @@ def test_a_change_made_to_use_less_memory_is_one_to_measure():
     assert perf("[trainer] fix: reduce memory footprint by moving data to the device per mini batch")
     assert not perf("[trainer] fix: free memory of the old weights")  # what it does, not what it is for
     assert not perf("[doc] fix: memory section of the FAQ")
+
+
+def test_a_guide_about_performance_changes_nothing_that_runs():
+    guide = file(
+        "docs/perf/tuning.md", hunk(1, ["+# Performance tuning", "+", "+Raise `micro_batch_size` first."])
+    )
+    title = "[doc] feat: add a performance tuning guide"
+    assert "performance" not in kinds(analyze(record([guide], title=title)))
+    # beside the code it describes, the same title speaks of what runs
+    code = py(["-        size = 1", "+        size = self.micro_batch_size"])
+    assert "performance" in kinds(analyze(record([guide, code], title=title)))

@@ -470,7 +470,9 @@ def risks_of(
             biggest = max(rewritten, key=lambda fd: (is_program(fd), fd.changes))
             ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
             add("behaviour-change", "a fix changes what the code does on the path it fixes", ev)
-    if f.kind == "perf" or _PERF_WORDS.search(title or ""):
+    # a guide about performance changes nothing that runs: the title speaks of what runs only beside code
+    runs = bool(f.scope - {"docs"})
+    if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
         add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
     # a changed default that sizes buffers, batches or parallelism changes memory use and speed
     sizing = [
