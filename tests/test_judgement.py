@@ -312,6 +312,21 @@ def test_removal_end_to_end():
     ci = file(".github/workflows/e2e_old.yml", hunk(1, [f"-      - run: step {i}" for i in range(120)]))
     c = analyze(record([ci], title="[ci] chore: drop the old e2e job"))
     assert c.signal("removal") and "behaviour-change" not in kinds(c)
+    # a PR that deletes a lot and adds a large change of its own is read for what it adds
+    big_gone = file(
+        "pkg/legacy.py", hunk(1, [f"-def old_{i}():" for i in range(2000)], old_start=1), status="removed"
+    )
+    feature = file(
+        "pkg/resume.py", hunk(1, [f"+def step_{i}(): return {i}" for i in range(600)]), status="added"
+    )
+    d = analyze(record([big_gone, feature], title="[trainer] feat: resume on abort"))
+    assert (
+        not d.signal("removal") and d.deciding[0] != "mostly removes code: a skim for the users of what goes"
+    )
+    small = file(
+        "pkg/resume.py", hunk(1, [f"+def step_{i}(): return {i}" for i in range(300)]), status="added"
+    )
+    assert analyze(record([big_gone, small], title="[trainer] feat: resume on abort")).signal("removal")
 
 
 def test_move_end_to_end():

@@ -188,7 +188,7 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
     area_lines: dict[str, int] = {}
     readable, test_files, generated = [], [], []
     has_patches = False
-    added = deleted = testable = 0
+    added = deleted = testable = added_code = 0
     for i, fd in enumerate(files):
         changes = fd.changes + extra.get(i, 0)
         if fd.status == "removed":
@@ -196,6 +196,8 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         roles[fd.role] = roles.get(fd.role, 0) + changes
         if is_program(fd):
             testable += changes
+        if fd.role == "code":
+            added_code += fd.additions
         has_patches = has_patches or bool(fd.patch)
         if fd.role == "generated":
             generated.append(fd)
@@ -230,7 +232,10 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         read_lines=sum(READ_COST.get(r, 1.0) * v for r, v in roles.items()),
         code_lines=roles.get("code", 0) + roles.get("notebook", 0),
         testable_lines=testable,
-        removal=deleted >= _REMOVAL_RATIO * max(added, 1) and deleted >= conv.threshold("medium_lines", 80),
+        # what a removal adds rewires what is left, unless it is a large change of its own
+        removal=deleted >= _REMOVAL_RATIO * max(added, 1)
+        and deleted >= conv.threshold("medium_lines", 80)
+        and added_code < conv.threshold("large_lines", 500),
         moved=_moved_code(readable, conv),
         dominant_area=dominant,
         size_label=f"{churn} changed lines in {len(files)} files",
