@@ -325,8 +325,15 @@ def _in_docstring(fd: FileDiff, local: int) -> bool:
 
 
 # A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
-# nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects.
-_DEFUSED = {"torch.load(": ("weights_only=True",), "yaml.load(": ("SafeLoader",)}
+# nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects; asking how many cores there are or
+# which thread runs starts, shares and waits for nothing.
+_DEFUSED = {
+    "torch.load(": ("weights_only=True",),
+    "yaml.load(": ("SafeLoader",),
+    "multiprocessing": ("cpu_count",),
+    "threading": ("current_thread", "main_thread", "get_ident"),
+    "asyncio": ("iscoroutinefunction", "iscoroutine("),
+}
 # Integer bookkeeping: counts, lengths and positions in an integer dtype, or summed up into offsets
 # (cu_seqlens, position_ids from a mask), and a mask cast to int8 to find a position (argmax, argsort)
 # are index arithmetic, not a numerically sensitive operation; a running sum of rewards or weights is
