@@ -1030,6 +1030,43 @@ def test_a_docstrings_prose_does_nothing_and_an_exponential_is_numerics():
         hunk(20, ["     Args:", "         scores: float16 logits", '     """', "+    with self._lock:"]),
     )
     assert "concurrency" in kinds(analyze(record([tail], title="[worker] fix: hold the lock")))
+    # ... also when the closing quotes are its first line, under a header that names a class
+    first = file(
+        "pkg/sender.py", hunk(20, ['     """', "+    with self._lock:"], section="class Sender(Base):")
+    )
+    assert "concurrency" in kinds(analyze(record([first], title="[worker] fix: hold the lock")))
+    # ... and the prose it adds above those closing quotes is the docstring's, not code
+    args = [
+        "         Args:",
+        "+            bf16: keep master weights in the param buffer (not fp32 clones).",
+        "+            raise ValueError when the buffer is too small.",
+        '         """',
+        "         return self._buffer",
+    ]
+    prose = analyze(record([file("pkg/sender.py", hunk(20, args))], title="[worker] fix: document args"))
+    assert not {"numerics", "compatibility", "behaviour-change"} & kinds(prose)
+    # a def between the line and the quotes opens a docstring of its own (a comment may stand between)
+    code_then_def = [
+        "+    weights = weights.to(torch.float32)",
+        "+",
+        "+def scale(weights):",
+        "+    # docstyle-ignore",
+        '+    """',
+        "+    Scale the weights.",
+        '+    """',
+    ]
+    a = analyze(record([file("pkg/sender.py", hunk(20, code_then_def))], title="[worker] feat: scale"))
+    assert "numerics" in kinds(a)
+    # a signature's last line, right above the quotes, opens the docstring
+    signature = [
+        "+def scale(weights,",
+        "+          epsilon: float = 1e-6):",
+        '+    """',
+        "+    Scale.",
+        '+    """',
+    ]
+    a = analyze(record([file("pkg/sender.py", hunk(20, signature))], title="[worker] feat: scale"))
+    assert "numerics" in kinds(a)
 
 
 def test_a_class_touched_in_many_places_does_not_outrank_what_the_pr_adds():

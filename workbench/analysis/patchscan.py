@@ -210,10 +210,11 @@ _STRING_PREFIX = "rRbBuUfF"
 
 def in_python_docstring(patch: str, pos: int) -> bool:
     """Whether the line at `pos` stands inside a triple-quoted string (a docstring's prose) that a line
-    above it in the same hunk opens (the opening line itself is judged by its quotes, as any line)."""
+    above it in the same hunk opens (the opening line itself is judged by its quotes, as any line), or
+    that opens above the hunk and closes below the line."""
     hunk = patch.rfind("\n@@", 0, pos) + 1
     if patch.find('"""', hunk, pos) < 0 and patch.find("'''", hunk, pos) < 0:
-        return False  # no quotes above it in its hunk: the patch's strings need not be mapped
+        return _closed_below(patch, pos)  # the patch's strings need not be mapped
     starts, ends = _docstring_spans(patch)
     i = bisect_right(starts, pos) - 1
     return i >= 0 and pos <= ends[i]
@@ -263,12 +264,43 @@ def _docstring_spans(patch: str) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
+_DEF_LINE_ON_NEW_SIDE = re.compile(r"^[+ ][ \t]*(?:async[ \t]+)?(?:def|class)[ \t]", re.M)
+_SIGNATURE_END = re.compile(r"\)(?:\s*->.*)?:$")
+
+
+def _closed_below(patch: str, pos: int) -> bool:
+    """Whether the first triple-quoted line below `pos` in its hunk closes a string: a hunk that starts
+    inside a docstring shows its prose above the closing quotes only. A def between them opens a
+    docstring of its own; quotes on a removed line first mean the old side's strings interleave (too
+    little to tell)."""
+    hunk_end = patch.find("\n@@", pos)
+    quote = _TRIPLE_QUOTES.search(
+        patch, line_bounds(patch, pos)[0], hunk_end if hunk_end >= 0 else len(patch)
+    )
+    if quote is None:
+        return False
+    line, end = line_bounds(patch, quote.start())
+    if line <= pos or patch.startswith("-", line) or _DEF_LINE_ON_NEW_SIDE.search(patch, pos, line):
+        return False  # the line holds quotes itself: judged by them, as any line
+    odd = len(_TRIPLE_QUOTES.findall(patch, line, end)) % 2
+    return bool(odd) and not _opens_a_string(patch, line)
+
+
 def _opens_a_string(patch: str, at: int) -> bool:
     line = patch[at + 1 : line_bounds(patch, at)[1]]
     quotes = max(line.rfind('"""'), line.rfind("'''"))
     after, before = line[quotes + 3 :].strip(), line[:quotes].rstrip(_STRING_PREFIX).strip()
-    above = patch[patch.rfind("\n", 0, at - 1) + 2 : at - 1].strip()
-    opens_a_body = above.endswith(":") and above.startswith(("def ", "async def ", "class ", ")"))
+    above_at = patch.rfind("\n", 0, at - 1) + 1
+    above = patch[above_at + 1 : at - 1].strip()
+    # a def or class line, or the last line of a signature that runs over several (not a hunk header)
+    opens_a_body = (
+        above.endswith(":")
+        and not patch.startswith("@@", above_at)
+        and (
+            above.startswith(("def ", "async def ", "class ", ")"))
+            or _SIGNATURE_END.search(above) is not None
+        )
+    )
     return bool(after) or before.endswith(("=", "(", ",")) or opens_a_body
 
 
