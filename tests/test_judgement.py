@@ -605,6 +605,12 @@ def test_a_new_switch_that_is_on_changes_what_every_run_does():
     shown = [e.text for e in a.signal("config.on_by_default").evidence]
     assert shown == ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"]
     assert risk.evidence[0].line == 22  # after the context line 20 and the comment
+    # padding and balancing batches size what every run holds and computes
+    sizing = {r.kind: [e.text for e in r.evidence] for r in a.risks if r.kind in ("memory", "performance")}
+    assert sizing == {
+        "memory": ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"],
+        "performance": ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"],
+    }
     # a new file, a switch that is off, Cargo's inheritance: nothing is switched on for existing runs
     new_file = file("pkg/config/new.yaml", hunk(1, ["+enable_x: true"]), status="added")
     cargo = file(

@@ -474,11 +474,12 @@ def risks_of(
     runs = bool(f.scope - {"docs"})
     if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
         add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
-    # a changed default that sizes buffers, batches or parallelism changes memory use and speed
+    # a changed default that sizes buffers, batches or parallelism changes memory use and speed; so does
+    # a new switch of that kind that is on by default (padding, sharding, balancing batches)
     sizing = [
         e
         for s in signals
-        if s.name == "config.defaults"
+        if s.name in ("config.defaults", "config.on_by_default")
         for e in s.evidence
         if e.file and _SIZING_KEY.search(e.text.split(":")[0]) and not _BOOLEAN_CHANGE.search(e.text)
     ]
