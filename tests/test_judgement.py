@@ -1492,6 +1492,15 @@ def test_a_change_made_to_use_less_memory_is_one_to_measure():
     assert perf("[trainer] fix: reduce memory footprint by moving data to the device per mini batch")
     assert not perf("[trainer] fix: free memory of the old weights")  # what it does, not what it is for
     assert not perf("[doc] fix: memory section of the FAQ")
+    assert not perf("[profiler] feat: more detailed memory usage reports")  # a topic, not a goal
+
+    def memory(title):
+        return "memory" in kinds(analyze(record([refit], title=title)))
+
+    assert memory("[fsdp] feat: integrate TiledMLP for memory-efficient MLP computation")
+    assert memory("[vllm] feat: opt for FP8 rollout memory")
+    assert not memory("[rollout] feat: faster weight sync")  # speed alone
+    assert not memory("[profiler] feat: more detailed memory usage reports")
 
 
 def test_a_guide_about_performance_changes_nothing_that_runs():

@@ -324,12 +324,12 @@ _SIZING_KEY = re.compile(
 )
 _BOOLEAN_CHANGE = re.compile(r":\s*(?:true|false)\s*->\s*(?:true|false)\s*$", re.I)  # a switch, not a size
 _REMOVED_NAME = re.compile(r"removed: (\w+)")
-# a title that says the change is about speed or memory use (a "perf" area tag alone says where, not what)
-_PERF_WORDS = re.compile(
-    r"\b(performance|speed ?up|faster|throughput|latency"
-    r"|(?:reduc|lower|sav|cut)\w*\b[^.]{0,30}\bmemory|memory (?:usage|footprint|consumption|overhead))\b",
-    re.I,
-)
+# a title that says the change is made to use less memory, or about speed or memory use (a "perf" area
+# tag alone says where, not what)
+# ("memory usage" alone is a topic: reports, stats, attributes)
+_MEMORY_GOAL = r"(?:reduc|lower|sav|cut|optimi[sz]|opt\b)\w*\b[^.]{0,30}\bmemory|memory[- ](?:efficient|saving)|less memory"
+_MEMORY_WORDS = re.compile(rf"\b(?:{_MEMORY_GOAL})\b", re.I)
+_PERF_WORDS = re.compile(rf"\b(?:performance|speed ?up|faster|throughput|latency|{_MEMORY_GOAL})\b", re.I)
 
 
 def _signature(sig: str) -> tuple[list[str], str] | None:
@@ -474,6 +474,10 @@ def risks_of(
     runs = bool(f.scope - {"docs"})
     if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
         add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
+    if runs and _MEMORY_WORDS.search(title or ""):
+        add(
+            "memory", "the change is made to use less memory: measure the peak before relying on it", title_ev
+        )
     # a changed default that sizes buffers, batches or parallelism changes memory use and speed; so does
     # a new switch of that kind that is on by default (padding, sharding, balancing batches)
     sizing = [
