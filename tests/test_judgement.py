@@ -1524,3 +1524,24 @@ def test_asking_for_cores_or_the_current_thread_is_no_concurrency():
     assert concurrency("pool = multiprocessing.Pool(processes=4)")
     assert concurrency("worker = threading.Thread(target=self._loop, daemon=True)")
     assert concurrency("task = asyncio.create_task(self._run())")
+
+
+def test_a_switch_flipped_for_every_run_in_a_pr_marked_breaking_is_a_close_read():
+    def flipped(old, new):
+        return file(
+            "pkg/config/trainer.yaml", hunk(3, ["   trainer:", f"-    use_v1: {old}", f"+    use_v1: {new}"])
+        )
+
+    title = "[BREAKING][trainer, cfg] chore: enable the V1 trainer by default"
+    a = analyze(record([flipped("false", "true")], title=title))
+    assert (
+        a.verdict == "deep" and a.deciding[0] == "marked breaking, and a switch's default flips for every run"
+    )
+    # a size default in a PR marked breaking, or a flip that is not marked so: a skim
+    sized = file("pkg/config/trainer.yaml", hunk(3, ["   megatron:", "-    etp: 1", "+    etp: null"]))
+    assert (
+        analyze(record([sized], title="[BREAKING][megatron] chore: set ETP default to null")).verdict
+        == "skim"
+    )
+    plain = "[rollout] chore: change the default to calculate_log_probs=True"
+    assert analyze(record([flipped("false", "true")], title=plain)).verdict == "skim"

@@ -143,6 +143,14 @@ def _is_trivial(f: Facts, c: Conventions) -> bool:
     )
 
 
+def _breaking_switch(f: Facts, c: Conventions) -> bool:
+    """Marked breaking by its author, and a switch's default flips: every run that never set it takes
+    another path (a new trainer, a backend made the default), which the author says callers feel."""
+    return f.has("api.breaking") and any(
+        _BOOLEAN_CHANGE.search(e.text) for s in f.signals if s.name == "config.defaults" for e in s.evidence
+    )
+
+
 def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
     return lambda f, c: verdict
 
@@ -171,6 +179,9 @@ VERDICT_RULES: list[Rule] = [
     # a move's size is the code it carries; what changes is where callers find it
     Rule("move",         lambda f, c: f.moved,                         _always("skim"),    None,
          "mostly moves code between files: a skim for where things now live"),
+    # what the author calls breaking, shown in a default that turns a path on or off for every run
+    Rule("breaking switch", _breaking_switch,                          _always("deep"),    None,
+         "marked breaking, and a switch's default flips for every run"),
     Rule("strong signals", lambda f, c: f.score >= _deep_bar(f, c),    _always("deep"),    None,
          "signals add up to a close read"),
     Rule("trivial",      _is_trivial,                                  _always("skip"),    None,
