@@ -1545,3 +1545,14 @@ def test_a_switch_flipped_for_every_run_in_a_pr_marked_breaking_is_a_close_read(
     )
     plain = "[rollout] chore: change the default to calculate_log_probs=True"
     assert analyze(record([flipped("false", "true")], title=plain)).verdict == "skim"
+
+
+def test_a_removed_config_key_is_breaking_however_many_keys_the_pr_adds():
+    yaml = file(
+        "pkg/config/trainer.yaml",
+        hunk(3, ["   trainer:", *[f"+    new_key_{i}: 1" for i in range(5)], "-    layer_name_map: {}"]),
+    )
+    a = analyze(record([yaml], title="[cfg] refactor: unify the trainer configs"))
+    breaking = next(r for r in a.risks if r.kind == "breaking-api")
+    assert [e.text for e in breaking.evidence] == ["removed layer_name_map"]
+    assert a.signal("config.keys").evidence[0].text == "removed layer_name_map"

@@ -209,6 +209,8 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     # a generated copy of a config follows its source: the source's lines are the evidence shown
     for finds in (defaults, switched_on):
         finds.sort(key=lambda find: "generated" in find[0].rsplit("/", 1)[-1])
+    # a key removed breaks the configs that set it, a key added breaks none: removals are shown first
+    keys.sort(key=lambda find: not find[3].startswith("removed "))
     return (
         counted_signals("config.defaults", "default values changed", defaults, conv)
         + counted_signals("config.keys", "config keys changed", keys, conv)
