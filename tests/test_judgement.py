@@ -1556,3 +1556,28 @@ def test_a_removed_config_key_is_breaking_however_many_keys_the_pr_adds():
     breaking = next(r for r in a.risks if r.kind == "breaking-api")
     assert [e.text for e in breaking.evidence] == ["removed layer_name_map"]
     assert a.signal("config.keys").evidence[0].text == "removed layer_name_map"
+
+
+def test_versions_a_dockerfile_pins_in_its_pip_commands_are_dependency_changes():
+    docker = file(
+        "docker/Dockerfile.vllm",
+        hunk(
+            27,
+            [
+                "-RUN pip install torch==2.9.0 torchvision --index-url https://download.example.org/cu129",
+                "+RUN pip install torch==2.9.1 torchvision --index-url https://download.example.org/cu129",
+                " RUN pip install pybind11",
+                "-RUN pip install vllm[audio]==0.11.0 flashinfer==0.3",
+                "+RUN pip install vllm[audio]==0.12.0 flashinfer==0.3",
+            ],
+        ),
+    )
+    a = analyze(record([docker], title="[env] fix: upgrade torch and vllm in the image"))
+    bumps = [e.text for e in a.signal("deps.bump").evidence]
+    assert bumps == ["torch: 2.9.0 -> 2.9.1", "vllm: 0.11.0 -> 0.12.0"]  # flashinfer stays
+    assert "compatibility" in kinds(a)
+    # a comment that names a pin, or a pin that stays, is no change
+    same = file(
+        "docker/Dockerfile.vllm", hunk(3, ["-# vllm==0.11.0 is broken", "+RUN pip install vllm==0.11.0"])
+    )
+    assert not analyze(record([same], title="[env] chore: tidy")).signal("deps.bump")

@@ -280,6 +280,29 @@ def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> l
     return finds
 
 
+# `pip install torch==2.9.1 vllm==0.12.0` in a Dockerfile's RUN line: the pins stand after the command
+_PIP_INSTALL = re.compile(r"\n([+-])[^\n]*?\bpip3? install\b([^\n]*)")
+_PIP_PIN = re.compile(r"(?<![\w.\-])([A-Za-z][\w.\-]*)(?:\[[\w,\- ]+\])?==([\w.\-+]+)")
+
+
+def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
+    """Versions that a manifest's `pip install` commands pin and the PR changes: `torch==2.9.0` ->
+    `torch==2.9.1` (the manifest reads as a Dockerfile: one command per line)."""
+    if fd.role != "build" or "pip" not in head:
+        return []
+    old: dict[str, str] = {}
+    finds: list[Find] = []
+    for m in _PIP_INSTALL.finditer(head):
+        for pin in _PIP_PIN.finditer(m.group(2)):
+            name, version = pin.group(1).lower(), pin.group(2)
+            if m.group(1) == "-":
+                old[name] = version
+            elif name not in seen and old.get(name, version) != version:
+                seen.add(name)
+                finds.append((fd.filename, fd.patch, m.start(), f"{name}: {old[name]} -> {version}"))
+    return finds
+
+
 _RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
 
 
@@ -312,6 +335,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
                     continue
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
+        ev += _pip_pins(fd, head, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
         ev += _unpinned(fd, head, old, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs: list[Signal] = []
