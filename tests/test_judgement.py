@@ -1118,6 +1118,16 @@ def test_a_signature_that_only_gains_optional_parameters_breaks_no_caller():
     ):
         a = analyze(record([signature("(self, seqlens, delta_time)", new)], title="[perf] feat: vl flops"))
         assert "breaking-api" in kinds(a), new
+    # before a `**kwargs` or `*args` that stays, or among the names after a `*`, an optional one too
+    old = "(self, seqlens, *args, scale=1, **kwargs)"
+    for new in ("(self, seqlens, priority: int = 0, *args, scale=1, **kwargs)",
+                "(self, seqlens, *args, images=None, scale=1, **kwargs)"):  # fmt: skip
+        assert "breaking-api" not in kinds(analyze(record([signature(old, new)]))), new
+    for new in ("(self, seqlens, *args, scale, **kwargs)",  # loses its default
+                "(self, seqlens, *args, **kwargs)",  # `scale` goes
+                "(self, seqlens, *args, scale=1)",  # `**kwargs` goes
+                "(self, seqlens, *args, scale=1, images, **kwargs)"):  # fmt: skip
+        assert "breaking-api" in kinds(analyze(record([signature(old, new)]))), new
 
 
 def test_injection_in_a_description_is_security_only_as_an_attack():

@@ -373,10 +373,11 @@ def _param_name(param: str) -> str:
 
 def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     """Whether a changed signature (`f(a, b): -> f(a: int, b: str, c=1):`) still takes every call the
-    old one took: the same parameters in the same order, none losing its default, the same return type
-    if both have one (in a typed language, if the old one had one), then only parameters no caller has
-    to pass (a default, `*args`, `**kwargs`, the bare `*`). In a `typed` language a parameter's type is
-    part of it; Python's annotations are hints that no call depends on."""
+    old one took: the same positional parameters in the same order, none losing its default, then only
+    parameters no caller has to pass (a default, `*args`, `**kwargs`, the bare `*`), the same return
+    type if both have one (in a typed language, if the old one had one). What follows a `*` is passed by
+    name: there, the old names must stay and keep their defaults, and new names need one. In a `typed`
+    language a parameter's type is part of it; Python's annotations are hints that no call depends on."""
     change = _SIGNATURE_CHANGE.fullmatch(evidence_text)
     if change is None:
         return False
@@ -387,16 +388,33 @@ def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     # a different return type breaks callers; in Python, a hint added or dropped promises nothing new
     if old_returns and old_returns != new_returns and (typed or new_returns):
         return False
-    kept, added = new_params[: len(old_params)], new_params[len(old_params) :]
 
     def identity(param: str) -> str:
         return param if typed else _param_name(param)
 
-    if [identity(p) for p in kept] != [identity(p) for p in old_params]:
+    def optional(param: str) -> bool:
+        return "=" in param or param.startswith("*")
+
+    (old_pos, old_named), (new_pos, new_named) = _split_at_star(old_params), _split_at_star(new_params)
+    kept, added = new_pos[: len(old_pos)], new_pos[len(old_pos) :]
+    if [identity(p) for p in kept] != [identity(p) for p in old_pos]:
         return False
-    if any("=" in o and "=" not in n for o, n in zip(old_params, kept, strict=True)):
+    if any("=" in o and "=" not in n for o, n in zip(old_pos, kept, strict=True)):
         return False
-    return all("=" in p or p.startswith("*") for p in added)
+    if not all(optional(p) for p in added):
+        return False
+    new_by_name = {identity(p): p for p in new_named}
+    for param in old_named:  # `*args`, keyword-only parameters, `**kwargs`
+        now = new_by_name.pop(identity(param), None)
+        if now is None or ("=" in param and "=" not in now):
+            return False
+    return all(optional(p) for p in new_by_name.values())
+
+
+def _split_at_star(params: list[str]) -> tuple[list[str], list[str]]:
+    """(positional parameters, those from the first `*`, `*args` or `**kwargs` on)."""
+    star = next((i for i, p in enumerate(params) if p.startswith("*")), len(params))
+    return params[:star], params[star:]
 
 
 _NEGATIONS = (("disable_", "enable_"), ("no_", ""), ("skip_", ""), ("without_", "with_"), ("not_", ""))
