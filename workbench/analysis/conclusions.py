@@ -304,7 +304,8 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
     ),
     "security.ci_download": (
         "security",
-        "CI fetches and runs code that is not pinned to a version or digest",
+        "CI or a script runs code not pinned to a version or digest, trusts an unverified package host "
+        "or runs with elevated rights",
     ),
     "security.secret_cli": (
         "security",
