@@ -1591,3 +1591,22 @@ def test_versions_a_dockerfile_pins_in_its_pip_commands_are_dependency_changes()
         "docker/Dockerfile.vllm", hunk(3, ["-# vllm==0.11.0 is broken", "+RUN pip install vllm==0.11.0"])
     )
     assert not analyze(record([same], title="[env] chore: tidy")).signal("deps.bump")
+
+
+def test_new_hints_or_another_spelling_of_a_type_change_no_call():
+    def change(old, new, name="estimate_flops"):
+        return analyze(record([py([f"-def {name}{old}:", f"+def {name}{new}:"], name="pkg/flops.py")]))
+
+    # annotations only, or the same return type spelled with builtins and `|`: no signature changed
+    for old, new in (("(self, seqlens)", "(self, seqlens: list[int])"),
+                     ("(self, n=1) -> Optional[List[int]]", "(self, n: int = 1) -> list[int] | None")):  # fmt: skip
+        a = change(old, new)
+        assert not a.signal("api.signature") and "breaking-api" not in kinds(a), new
+    # another return type is a change callers meet
+    a = change("(self, data) -> torch.Tensor", "(self, data) -> dict[str, torch.Tensor]")
+    assert a.signal("api.signature") and "breaking-api" in kinds(a)
+    # a class that gains its first base keeps every use; one that loses a base does not
+    gains = py(["-class TaskRunner:", "+class TaskRunner(BaseTaskRunner):"], name="pkg/runner.py")
+    assert "breaking-api" not in kinds(analyze(record([gains])))
+    loses = py(["-class TaskRunner(BaseTaskRunner):", "+class TaskRunner:"], name="pkg/runner.py")
+    assert "breaking-api" in kinds(analyze(record([loses])))

@@ -14,6 +14,7 @@ from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol, names_something
 from .signals import CodeFacts, Hit, changes_only_comments, is_program
+from .symbols import param_name, same_python_type, split_signature
 
 READ_COST = {
     "code": 1.0,
@@ -343,33 +344,7 @@ _MEMORY_WORDS = re.compile(rf"\b(?:{_MEMORY_GOAL})\b", re.I)
 _PERF_WORDS = re.compile(rf"\b(?:performance|speed ?up|faster|throughput|latency|{_MEMORY_GOAL})\b", re.I)
 
 
-def _signature(sig: str) -> tuple[list[str], str] | None:
-    """(parameters, return annotation) of a one-line signature `(a, b: dict[str, int] = {}) -> T:`, split
-    at its top-level commas (a class's bases are its parameters); None when it continues on later lines."""
-    start, end = sig.find("("), sig.rfind(")")
-    if start < 0:
-        return [], ""  # `class Name:`
-    if end < start:
-        return None
-    params, depth, cut = [], 0, start + 1
-    for i in range(start + 1, end):
-        if sig[i] in "([{":
-            depth += 1
-        elif sig[i] in ")]}":
-            depth -= 1
-        elif sig[i] == "," and depth == 0:
-            params.append(sig[cut:i])
-            cut = i + 1
-    params.append(sig[cut:end])
-    returns = sig[end + 1 :].strip().rstrip(":").removeprefix("->").strip()
-    return [" ".join(p.split()) for p in params if p.strip()], " ".join(returns.split())
-
-
 _SIGNATURE_CHANGE = re.compile(r"(\w+)(.*?) -> \1\b(.*)", re.S)  # "name(old) -> name(new)"
-
-
-def _param_name(param: str) -> str:
-    return re.split(r"[:=]", param, maxsplit=1)[0].strip()
 
 
 def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
@@ -382,16 +357,21 @@ def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
     change = _SIGNATURE_CHANGE.fullmatch(evidence_text)
     if change is None:
         return False
-    before, after = _signature(change.group(2)), _signature(change.group(3))
+    before, after = split_signature(change.group(2)), split_signature(change.group(3))
     if before is None or after is None:
         return True  # a signature continues on later lines: too little seen to call it breaking
     (old_params, old_returns), (new_params, new_returns) = before, after
-    # a different return type breaks callers; in Python, a hint added or dropped promises nothing new
-    if old_returns and old_returns != new_returns and (typed or new_returns):
+    # a different return type breaks callers; in Python, a hint added or dropped promises nothing new,
+    # nor does another spelling of the same type (`Optional[List[int]]`, `list[int] | None`)
+    if typed and old_returns and old_returns != new_returns:
         return False
+    if not typed and old_returns and new_returns and not same_python_type(old_returns, new_returns):
+        return False
+    if not typed and change.group(2).strip() == ":":
+        return True  # a Python class without bases gains some: every use of it still works
 
     def identity(param: str) -> str:
-        return param if typed else _param_name(param)
+        return param if typed else param_name(param)
 
     def optional(param: str) -> bool:
         return "=" in param or param.startswith("*")

@@ -114,6 +114,8 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         for name, (old_sig, old_at) in removed.items():
             gone = name not in added
             changed = gone or _norm_sig(added[name][0]) != _norm_sig(old_sig)
+            if changed and not gone and fd.language == "Python":
+                changed = _calls_differ(old_sig, added[name][0])  # not when only hints change
             if name not in public or not changed:
                 continue
             if fd.language == "Python" and in_python_function(fd.patch, old_at):
@@ -151,6 +153,68 @@ def _combine_files(symbols: dict[str, float], per_file: list[dict[str, float]]) 
     for weights in per_file:
         for name, w in weights.items():
             symbols[name] = max(symbols.get(name, 0.0), w)
+
+
+def split_signature(sig: str) -> tuple[list[str], str] | None:
+    """(parameters, return annotation) of a one-line signature `(a, b: dict[str, int] = {}) -> T:`, split
+    at its top-level commas (a class's bases are its parameters); None when it continues on later lines."""
+    start, end = sig.find("("), sig.rfind(")")
+    if start < 0:
+        return [], ""  # `class Name:`
+    if end < start:
+        return None
+    params, depth, cut = [], 0, start + 1
+    for i in range(start + 1, end):
+        if sig[i] in "([{":
+            depth += 1
+        elif sig[i] in ")]}":
+            depth -= 1
+        elif sig[i] == "," and depth == 0:
+            params.append(sig[cut:i])
+            cut = i + 1
+    params.append(sig[cut:end])
+    returns = sig[end + 1 :].strip().rstrip(":").removeprefix("->").strip()
+    return [" ".join(p.split()) for p in params if p.strip()], " ".join(returns.split())
+
+
+def param_name(param: str) -> str:
+    return re.split(r"[:=]", param, maxsplit=1)[0].strip()
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+# typing's spellings of what Python now writes with builtins and `|` (PEP 585, PEP 604)
+_TYPING_ALIASES = {
+    "List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset", "Type": "type",
+    "Optional": "None", "Union": "", "typing.Optional": "None", "typing.Union": "",
+}  # fmt: skip
+
+
+def same_python_type(a: str, b: str) -> bool:
+    """Whether two Python annotations name the same type in other spellings (`Optional[List[int]]`,
+    `list[int] | None`): the same names, counted, once typing's aliases are read as builtins."""
+
+    def names(annotation: str) -> list[str]:
+        found = (_TYPING_ALIASES.get(n, n) for n in _TYPE_NAME.findall(annotation))
+        return sorted(n for n in found if n)
+
+    return names(a) == names(b)
+
+
+def _calls_differ(old_sig: str, new_sig: str) -> bool:
+    """Whether a Python signature changes for its callers: a parameter's name, place or default, or a
+    return type both sides annotate (`-> Tensor` to `-> dict`). Parameter annotations are hints no
+    call depends on, and a return hint added or dropped promises nothing new (as in risks_of)."""
+    old, new = split_signature(old_sig), split_signature(new_sig)
+    if old is None or new is None:
+        return True  # continues on later lines: compared as text, as before
+
+    def plain(params: list[str]) -> list[str]:
+        return [param_name(p) + ("=" + p.split("=", 1)[1].strip() if "=" in p else "") for p in params]
+
+    (old_params, old_returns), (new_params, new_returns) = old, new
+    if plain(old_params) != plain(new_params):
+        return True
+    return bool(old_returns and new_returns) and not same_python_type(old_returns, new_returns)
 
 
 def _norm_sig(s: str) -> str:
