@@ -1524,13 +1524,14 @@ def test_a_guide_about_performance_changes_nothing_that_runs():
     assert "performance" in kinds(analyze(record([guide, code], title=title)))
 
 
-def test_asking_for_cores_or_the_current_thread_is_no_concurrency():
+def test_asking_for_cores_or_the_current_thread_or_catching_is_no_concurrency():
     def concurrency(line):
         return "concurrency" in kinds(analyze(record([py(["-        n = 1", f"+        {line}"])])))
 
     assert not concurrency("num_proc = multiprocessing.cpu_count() // 2")
     assert not concurrency("on_main = threading.current_thread() is threading.main_thread()")
     assert not concurrency("is_async = asyncio.iscoroutinefunction(fn)")
+    assert not concurrency("except (asyncio.TimeoutError, aiohttp.ClientConnectorError) as e:")
     assert concurrency("pool = multiprocessing.Pool(processes=4)")
     assert concurrency("worker = threading.Thread(target=self._loop, daemon=True)")
     assert concurrency("task = asyncio.create_task(self._run())")
