@@ -1611,3 +1611,19 @@ def test_new_hints_or_another_spelling_of_a_type_change_no_call():
     assert "breaking-api" not in kinds(analyze(record([gains])))
     loses = py(["-class TaskRunner(BaseTaskRunner):", "+class TaskRunner:"], name="pkg/runner.py")
     assert "breaking-api" in kinds(analyze(record([loses])))
+
+
+def test_a_setting_named_after_an_operation_performs_none():
+    def themes(lines):
+        return kinds(analyze(record([py(lines, name="pkg/config.py")], title="[cfg] fix: help strings")))
+
+    # a field whose longer name holds the needle is a setting about it
+    assert "memory" not in themes(
+        ["-    steps: int = 1", "+    torch_empty_cache_steps: int | None = field("]
+    )
+    assert "numerics" not in themes(
+        ["-    x: int = 1", "+    train_adam_epsilon: float = field(default=1e-8)"]
+    )
+    # the switch named by the needle itself, or an operation in the value, still counts
+    assert "numerics" in themes(["-    x: int = 1", "+    bf16: bool = field("])
+    assert "memory" in themes(["-    x: int = 1", "+    empty_cache_fn: Callable = torch.cuda.empty_cache"])

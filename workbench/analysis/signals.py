@@ -407,6 +407,23 @@ _IMPORT_ITEM = re.compile(r"[+ -]\s*[\w.]+(?:\s+as\s+\w+)?\s*,?\s*(?:#.*)?")
 _IMPORT_OPEN = re.compile(r"[+ -]\s*from\s+[\w.]+\s+import\s*\(\s*(?:#.*)?")
 
 
+# An annotated declaration, `name: type` or `name: type = value`: a dataclass field, a setting.
+_DECLARATION = re.compile(r"[ \t]*(\w+)[ \t]*:[^=\n]*(?:=|$)")
+
+
+def _names_a_field(line: str, at: int, needle: str) -> bool:
+    """Whether the needle at `at` stands only inside the longer name a line declares
+    (`torch_empty_cache_steps: int | None = field(`): the name of a setting about it, not an operation;
+    its value may still hold one. A field named the needle itself (`bf16: bool = field(`) is the switch."""
+    m = _DECLARATION.match(line)
+    return (
+        m is not None
+        and m.start(1) <= at < m.end(1)
+        and len(m.group(1)) > len(needle)
+        and needle not in line[m.end(1) :]
+    )
+
+
 def _in_import_list(text: str, start: int) -> bool:
     """Whether the line at `start` is a name in a `from pkg import (...)` list: imported, not run."""
     end = text.find("\n", start)
@@ -508,6 +525,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     and not _in_import_list(text, start)
                 ):
                     continue  # a comment, a string, a docstring or an import names it; nothing runs it
+                if fd.language == "Python" and _names_a_field(line, pos - start - 1, needle):
+                    continue
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                     continue
                 if needle in _INDEX_NEEDLES and _COUNTED.search(line) and not _VALUED.search(line):
