@@ -1627,3 +1627,34 @@ def test_a_setting_named_after_an_operation_performs_none():
     # the switch named by the needle itself, or an operation in the value, still counts
     assert "numerics" in themes(["-    x: int = 1", "+    bf16: bool = field("])
     assert "memory" in themes(["-    x: int = 1", "+    empty_cache_fn: Callable = torch.cuda.empty_cache"])
+
+
+def test_a_fix_that_adds_an_early_exit_to_old_code_changes_behaviour():
+    guard = file(
+        "pkg/engine/base.py",
+        hunk(
+            242,
+            [
+                "     def _context_switch(self, device):",
+                "         if self.disable_auto_offload:",
+                "             return",
+                '+        if device != "cpu" and not self.engine.offloaded:',
+                "+            return",
+                '         if self.mode == "eval":',
+            ],
+            section="class BaseEngineCtx:",
+        ),
+    )
+    a = analyze(record([guard], title="[fsdp, perf] fix: skip redundant to(cuda) when offload is off"))
+    change = next(r for r in a.risks if r.kind == "behaviour-change")
+    assert [(e.file, e.line, e.text) for e in change.evidence] == [("pkg/engine/base.py", 246, "return")]
+    # a return inside a function the fix adds supplies a missing piece: nothing that ran stops early
+    helper = file(
+        "pkg/engine/base.py",
+        hunk(
+            300,
+            ["     pass", "+def _is_offloaded(engine):", "+    if engine is None:", "+        return False"],
+        ),
+    )
+    b = analyze(record([helper], title="[fsdp] fix: add the missing offload check"))
+    assert "behaviour-change" not in kinds(b)

@@ -12,7 +12,7 @@ from ..records import PRRecord
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
-from .patchscan import is_noise_symbol, names_something
+from .patchscan import is_noise_symbol, names_something, new_line_at, new_python_definition
 from .signals import CodeFacts, Hit, changes_only_comments, is_program
 from .symbols import param_name, same_python_type, split_signature
 
@@ -434,6 +434,24 @@ def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
     return any(name in syms for f, syms in facts.file_symbols.items() if f != file)
 
 
+# `return`, `continue` or `break` standing as an added statement
+_EARLY_EXIT = re.compile(r"^\+[ \t]+(?:return|continue|break)\b[^\n]*", re.M)
+
+
+def _early_exits(code: list[FileDiff]) -> list[Evidence]:
+    """The first exit a PR adds to Python code that ran before, per file (`if not offloaded: return` in
+    an old function; not one in a function the PR adds): only adding lines, it still changes what runs."""
+    exits = []
+    for fd in code:
+        if fd.language != "Python" or fd.status == "added" or not fd.patch:
+            continue
+        for m in _EARLY_EXIT.finditer(fd.patch):
+            if new_python_definition(fd.patch, m.start()) is None:
+                exits.append(Evidence(fd.filename, new_line_at(fd.patch, m.start()), m.group(0)[1:].strip()))
+                break
+    return exits
+
+
 def risks_of(
     signals: list[Signal], f: Facts, facts: CodeFacts, conv: Conventions, title: str = ""
 ) -> list[Risk]:
@@ -479,6 +497,8 @@ def risks_of(
             biggest = max(rewritten, key=lambda fd: (is_program(fd), fd.changes))
             ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
             add("behaviour-change", "a fix changes what the code does on the path it fixes", ev)
+        elif exits := _early_exits(code):
+            add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)
     # a guide about performance changes nothing that runs: the title speaks of what runs only beside code
     runs = bool(f.scope - {"docs"})
     if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
