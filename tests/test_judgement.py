@@ -603,13 +603,13 @@ def test_a_new_switch_that_is_on_changes_what_every_run_does():
     risk = next(r for r in a.risks if r.kind == "config-default-change")
     assert risk.why.startswith("a new setting is on by default")
     shown = [e.text for e in a.signal("config.on_by_default").evidence]
-    assert shown == ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"]
+    assert shown == ["added pad_bshd_to_minibatch_max: True", "added trainer.balance_batch: true"]
     assert risk.evidence[0].line == 22  # after the context line 20 and the comment
     # padding and balancing batches size what every run holds and computes
     sizing = {r.kind: [e.text for e in r.evidence] for r in a.risks if r.kind in ("memory", "performance")}
     assert sizing == {
-        "memory": ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"],
-        "performance": ["added pad_bshd_to_minibatch_max: True", "added balance_batch: true"],
+        "memory": ["added pad_bshd_to_minibatch_max: True", "added trainer.balance_batch: true"],
+        "performance": ["added pad_bshd_to_minibatch_max: True", "added trainer.balance_batch: true"],
     }
     # a new file, a switch that is off, Cargo's inheritance: nothing is switched on for existing runs
     new_file = file("pkg/config/new.yaml", hunk(1, ["+enable_x: true"]), status="added")
@@ -1658,3 +1658,48 @@ def test_a_fix_that_adds_an_early_exit_to_old_code_changes_behaviour():
     )
     b = analyze(record([helper], title="[fsdp] fix: add the missing offload check"))
     assert "behaviour-change" not in kinds(b)
+
+
+def test_a_yaml_key_is_named_with_the_sections_above_it():
+    nested = file(
+        "pkg/config/ppo_trainer.yaml",
+        hunk(
+            10,
+            ["   rollout:", "     name: vllm", "-    mode: sync", "+    mode: async"],
+            section="actor_rollout_ref:",
+        ),
+    )
+    deep = file(
+        "pkg/config/ppo_trainer.yaml",
+        hunk(90, ["     a: 1", "-    mode: sync", "+    mode: async"], section="critic:"),  # a level unseen
+    )
+    a = analyze(record([nested, deep], title="[rollout] chore: async by default"))
+    shown = [e.text for e in a.signal("config.defaults").evidence]
+    assert shown == ["actor_rollout_ref.rollout.mode: sync -> async", "mode: sync -> async"]
+    # a key added after a file's last line that had no newline
+    tail = file(
+        "pkg/config/ppo_trainer.yaml",
+        hunk(
+            10,
+            [
+                "   rollout:",
+                "-    name: vllm",
+                "\\ No newline at end of file",
+                "+    name: vllm",
+                "+    mode: async",
+            ],
+            section="actor_rollout_ref:",
+        ),
+    )
+    b = analyze(record([tail], title="[rollout] feat: a mode"))
+    assert [e.text for e in b.signal("config.keys").evidence] == [
+        "added actor_rollout_ref.rollout.mode: async"
+    ]
+    # a key moved between hunks is one key: the path one side shows names it on the other
+    moved = file(
+        "pkg/config/model.yaml",
+        hunk(3, ["   freeze_vision: true", "-  freeze_language_model: true"], section="lora:"),
+        hunk(40, ["   x: 1", "+  freeze_language_model: true"]),
+    )
+    c = analyze(record([moved], title="[cfg] chore: tidy"))
+    assert not c.signal("config.keys") and "breaking-api" not in kinds(c)

@@ -12,7 +12,7 @@ import re
 from .conventions import Conventions
 from .diff import FileDiff, added_lines_with
 from .model import Evidence, Signal
-from .patchscan import in_added_section, in_python_function
+from .patchscan import in_added_section, in_python_function, yaml_key_path
 from .signals import SCRIPT_LANGUAGES, Find, counted_signals
 
 
@@ -112,7 +112,8 @@ def _first_lines(text: str, n: int) -> str:
 def _is_meta(key: str) -> bool:
     """A key about the config, not a setting: which class reads the section (Hydra's `_target_`,
     `_recursive_`) or the file's own version."""
-    return key.startswith("_") or key == "version"
+    leaf = key.rsplit(".", 1)[-1]
+    return leaf.startswith("_") or leaf == "version"
 
 
 _RELEASE = re.compile(r"^[\"']?v?\d+\.\d+\.\d+")
@@ -177,9 +178,9 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
             # dependencies (scan_deps reads them), its metadata and its own tools' settings: no key a
             # user's config holds comes or goes with them.
             manifest = fd.role == "build"
-            old_vals, new_vals = _key_values(p)
+            old_vals, new_vals = _key_values(p, yaml=fd.filename.endswith((".yaml", ".yml")))
             for k, (v, at, was) in new_vals.items():
-                if _is_meta(k) or k in _DOC_KEYS:
+                if _is_meta(k) or k.rsplit(".", 1)[-1] in _DOC_KEYS:
                     # meta keys (`_target_`: which class reads the section) and documentation are not
                     # settings, and a package's own version is a release: a workspace bump is one
                     # release, not N defaults
@@ -219,19 +220,25 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     )
 
 
-def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int, str | None]]]:
+def _key_values(
+    patch: str, yaml: bool = False
+) -> tuple[dict[str, str], dict[str, tuple[str, int, str | None]]]:
     """({key: removed value}, {key: (added value, where its line starts in the patch, the value it
     replaces or None)}) of the `key: value` / `key=value` lines in the patch's first lines.
 
     A diff shows a changed line as its removal followed by its addition, so an added key replaces the
     removal of that key nearest above it; a key removed twice (`train_tp=1` changed to 2 here, and a
     branch that set `train_tp=2` deleted further down) is then compared with the right one. A key
-    removed only below its addition moved: it is compared with that removal."""
+    removed only below its addition moved: it is compared with that removal. In a YAML file a key is
+    named with the sections above it where the hunk shows them all (`trainer.use_v1`): two sections'
+    `mode` keys are two keys, and a reader knows which one changed."""
     old_vals: dict[str, str] = {}
     new_vals: dict[str, tuple[str, int, str | None]] = {}
+    lines = list(_CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)))
     # m.start() in "\n" + head is where the line starts in the patch
-    for m in _CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)):
-        key, value = m.group(2), _value(m.group(3))
+    paths = _yaml_paths(patch, lines) if yaml else {}
+    for m in lines:
+        key, value = paths.get(m.start(), m.group(2)), _value(m.group(3))
         if m.group(1) == "-":
             old_vals[key] = value
         else:
@@ -240,6 +247,24 @@ def _key_values(patch: str) -> tuple[dict[str, str], dict[str, tuple[str, int, s
         if was is None and key in old_vals:  # removed only below: moved down
             new_vals[key] = (value, at, old_vals[key])
     return old_vals, new_vals
+
+
+def _yaml_paths(patch: str, lines: list[re.Match]) -> dict[int, str]:
+    """Each key line's full YAML path, by where the line starts. Where a hunk does not show every level
+    above a key, the path that the key's other side shows, if only one path ends in its name (a key
+    moved between hunks); else its bare name, as before."""
+    found = {m.start(): (m.group(1), m.group(2), yaml_key_path(patch, m.start(), m.group(2))) for m in lines}
+    ends: dict[tuple[str, str], set[str]] = {}  # (side, name) -> the full paths seen on that side
+    for sign, name, path in found.values():
+        if path is not None:
+            ends.setdefault((sign, name), set()).add(path)
+    paths = {}
+    for at, (sign, name, path) in found.items():
+        if path is None:
+            seen = ends.get(("+" if sign == "-" else "-", name), set())
+            path = next(iter(seen)) if len(seen) == 1 else name
+        paths[at] = path
+    return paths
 
 
 # Possessive `*+`: no character the name may hold can follow it in a match (a quote, a blank or an

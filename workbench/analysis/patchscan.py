@@ -75,6 +75,45 @@ def in_added_section(patch: str, start: int) -> bool:
     return False
 
 
+# A YAML line that opens a mapping: `name:` with nothing after it but a comment.
+_YAML_SECTION = re.compile(r"[\"']?([\w.\-]+)[\"']?[ \t]*:[ \t]*(?:#.*)?")
+
+
+def yaml_key_path(patch: str, start: int, key: str) -> str | None:
+    """`key` with the YAML sections above the line at `start` (`trainer.use_v1`), read on the line's own
+    side of its hunk: the less indented `name:` lines up to the top level, or to the hunk's header when
+    it names a top-level section (git shows the last unindented line above a hunk) and the line is one
+    level under it. None when a level cannot be seen: a partial path would name another key."""
+    other = "+" if patch.startswith("-", start) else "-"
+    end = patch.find("\n", start)
+    body = patch[start + 1 : end if end >= 0 else len(patch)]
+    indent = len(body) - len(body.lstrip())
+    path = [key]
+    pos = start
+    while indent > 0 and pos > 0:
+        above = patch.rfind("\n", 0, pos - 1) + 1
+        line, pos = patch[above : pos - 1], above
+        if line.startswith("@@"):
+            section = _YAML_SECTION.fullmatch(line[line.find("@@", 2) + 2 :].strip())
+            if section is None or indent > 2:
+                return None
+            path.insert(0, section.group(1))
+            indent = 0
+            break
+        text = line[1:]
+        stripped = text.strip()
+        if line.startswith((other, "\\")) or not stripped or stripped.startswith("#"):
+            continue  # the other side, "\ No newline at end of file", a blank or a comment
+        level = len(text) - len(text.lstrip())
+        if level < indent:
+            section = _YAML_SECTION.fullmatch(stripped)
+            if section is None:
+                return None  # a list item or a value: not a plain mapping above
+            path.insert(0, section.group(1))
+            indent = level
+    return ".".join(path) if indent == 0 else None
+
+
 def added_lines_with(
     text: str, needle: str, *, word: bool = True, sign: str = "+", limit: int = 50, max_scan: int = 400
 ) -> Iterator[tuple[int, str]]:
