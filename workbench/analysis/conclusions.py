@@ -339,7 +339,10 @@ _BOOLEAN_CHANGE = re.compile(r":\s*(?:true|false)\s*->\s*(?:true|false)\s*$", re
 _REMOVED_NAME = re.compile(r"removed: (\w+)")
 # A title that says the change is made to use less memory, or for speed (a "perf" area tag alone says
 # where, not what; "memory usage" alone is a topic: reports, stats, attributes).
-_MEMORY_GOAL = r"(?:reduc|lower|sav|cut|optimi[sz]|opt\b)\w*\b[^.]{0,30}\bmemory|memory[- ](?:efficient|saving)|less memory"
+_MEMORY_GOAL = (
+    r"(?:reduc|lower|sav|cut|optimi[sz]|opt\b)\w*\b[^.]{0,30}\bmemory"
+    r"|memory[- ](?:efficient|saving)|less memory"
+)
 _MEMORY_WORDS = re.compile(rf"\b(?:{_MEMORY_GOAL})\b", re.I)
 _PERF_WORDS = re.compile(rf"\b(?:performance|speed ?up|faster|throughput|latency|{_MEMORY_GOAL})\b", re.I)
 

@@ -320,7 +320,7 @@ def _closed_below(patch: str, pos: int) -> bool:
         return False
     line, end = line_bounds(patch, quote.start())
     if line <= pos or patch.startswith("-", line) or _DEF_LINE_ON_NEW_SIDE.search(patch, pos, line):
-        return False  # the line holds quotes itself: judged by them, as any line
+        return False  # a line holding quotes is judged by them, as any line; the rest: see above
     odd = len(_TRIPLE_QUOTES.findall(patch, line, end)) % 2
     return bool(odd) and not _opens_a_string(patch, line)
 
