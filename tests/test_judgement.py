@@ -499,6 +499,11 @@ def test_a_test_beside_code_is_read_by_the_code_owners_not_test_maintainers():
         record([test], title="[ci] test: more asserts", repo="verl-project/verl"), conventions=verl
     )
     assert alone.audiences[0] == "tests"  # a change to tests alone is for test maintainers
+    # ... unless its author tags it as CI's work and not as test work (an e2e script, a nightly job)
+    ci = analyze(
+        record([test], title="[ci] fix: oom in the e2e test", repo="verl-project/verl"), conventions=verl
+    )
+    assert ci.audiences[:2] == ["ci", "tests"]
     # a test that lives in a code area (a linter rule's fixture) still names that area's readers
     ruff = load_conventions("astral-sh/ruff")
     fixture = file(

@@ -219,6 +219,12 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title
 
     curated = conv.curates_paths
     if rule.audience:
+        # tests-only PRs hold CI's e2e scripts and nightly jobs too: tagged [ci] by their author, and not
+        # titled as test work (`[ci] test: cover f`), they are CI maintainers' before test maintainers'
+        if rule.audience == "tests" and f.kind != "test":
+            roles = _role_audiences(conv)
+            for name in (n for t in tags for n in conv.audiences_of_tag(t.strip("`")) if n in roles):
+                add(name)
         for name in conv.audiences_of_tag(rule.audience) or [rule.audience]:
             add(name)
     # A removal of mostly program code is read by the users of what goes: a role area its title names
