@@ -12,7 +12,7 @@ import re
 from .conventions import Conventions
 from .diff import FileDiff, added_lines_with
 from .model import Evidence, Signal
-from .patchscan import in_added_section, in_python_function, yaml_key_path
+from .patchscan import in_added_section, in_python_function, yaml_key_paths
 from .signals import SCRIPT_LANGUAGES, Find, counted_signals
 
 
@@ -234,9 +234,10 @@ def _key_values(
     `mode` keys are two keys, and a reader knows which one changed."""
     old_vals: dict[str, str] = {}
     new_vals: dict[str, tuple[str, int, str | None]] = {}
-    lines = list(_CONFIG_LINE.finditer("\n" + _first_lines(patch, _MAX_KEY_LINES)))
+    head = _first_lines(patch, _MAX_KEY_LINES)
+    lines = list(_CONFIG_LINE.finditer("\n" + head))
     # m.start() in "\n" + head is where the line starts in the patch
-    paths = _yaml_paths(patch, lines) if yaml else {}
+    paths = _yaml_paths(head, lines) if yaml else {}
     for m in lines:
         key, value = paths.get(m.start(), m.group(2)), _value(m.group(3))
         if m.group(1) == "-":
@@ -253,7 +254,12 @@ def _yaml_paths(patch: str, lines: list[re.Match]) -> dict[int, str]:
     """Each key line's full YAML path, by where the line starts. Where a hunk does not show every level
     above a key, the path that the key's other side shows, if only one path ends in its name (a key
     moved between hunks); else its bare name, as before."""
-    found = {m.start(): (m.group(1), m.group(2), yaml_key_path(patch, m.start(), m.group(2))) for m in lines}
+    sections = yaml_key_paths(patch)
+    found = {}
+    for m in lines:
+        above = sections.get(m.start())
+        path = None if above is None else f"{above}.{m.group(2)}" if above else m.group(2)
+        found[m.start()] = (m.group(1), m.group(2), path)
     ends: dict[tuple[str, str], set[str]] = {}  # (side, name) -> the full paths seen on that side
     for sign, name, path in found.values():
         if path is not None:

@@ -77,41 +77,54 @@ def in_added_section(patch: str, start: int) -> bool:
 
 # A YAML line that opens a mapping: `name:` with nothing after it but a comment.
 _YAML_SECTION = re.compile(r"[\"']?([\w.\-]+)[\"']?[ \t]*:[ \t]*(?:#.*)?")
+_HEADER = "@@"  # the hunk header's section, in a stack: git shows the last unindented line above a hunk
 
 
-def yaml_key_path(patch: str, start: int, key: str) -> str | None:
-    """`key` with the YAML sections above the line at `start` (`trainer.use_v1`), read on the line's own
-    side of its hunk: the less indented `name:` lines up to the top level, or to the hunk's header when
-    it names a top-level section (git shows the last unindented line above a hunk) and the line is one
-    level under it. None when a level cannot be seen: a partial path would name another key."""
-    other = "+" if patch.startswith("-", start) else "-"
-    end = patch.find("\n", start)
-    body = patch[start + 1 : end if end >= 0 else len(patch)]
-    indent = len(body) - len(body.lstrip())
-    path = [key]
-    pos = start
-    while indent > 0 and pos > 0:
-        above = patch.rfind("\n", 0, pos - 1) + 1
-        line, pos = patch[above : pos - 1], above
+def yaml_key_paths(patch: str) -> dict[int, str | None]:
+    """The YAML sections above each changed line, by where it starts: `trainer.use_v1`'s line maps to
+    "trainer" (joined with dots, "" at the top level), read on the line's own side of its hunk: the
+    less indented `name:` lines up to the top level, or to the hunk's header when it names a top-level
+    section and the line (or its outermost section seen) is one level under it. None when a level
+    cannot be seen: a partial path would name another key. One pass, a stack of sections per side."""
+    paths: dict[int, str | None] = {}
+    old: list[tuple[int, str | None]] = []  # (indent, section name or None for a line that is not one)
+    new: list[tuple[int, str | None]] = []
+    pos = 0
+    while pos < len(patch):
+        end = patch.find("\n", pos)
+        end = len(patch) if end < 0 else end
+        line = patch[pos:end]
         if line.startswith("@@"):
             section = _YAML_SECTION.fullmatch(line[line.find("@@", 2) + 2 :].strip())
-            if section is None or indent > 2:
-                return None
-            path.insert(0, section.group(1))
-            indent = 0
-            break
-        text = line[1:]
-        stripped = text.strip()
-        if line.startswith((other, "\\")) or not stripped or stripped.startswith("#"):
-            continue  # the other side, "\ No newline at end of file", a blank or a comment
-        level = len(text) - len(text.lstrip())
-        if level < indent:
-            section = _YAML_SECTION.fullmatch(stripped)
-            if section is None:
-                return None  # a list item or a value: not a plain mapping above
-            path.insert(0, section.group(1))
-            indent = level
-    return ".".join(path) if indent == 0 else None
+            old[:] = new[:] = [(0, _HEADER + section.group(1))] if section else []
+        elif line[:1] in (" ", "+", "-") and line[1:].strip() and not line[1:].lstrip().startswith("#"):
+            text = line[1:]
+            level = len(text) - len(text.lstrip())
+            for sign, stack in (("-", old), ("+", new)):
+                if line[0] not in (" ", sign):
+                    continue
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                if line[0] == sign:  # a changed line: the keys that come, go or change
+                    paths[pos] = _joined(stack, level)
+                section = _YAML_SECTION.fullmatch(text.strip())
+                stack.append((level, section.group(1) if section else None))
+        pos = end + 1
+    return paths
+
+
+def _joined(stack: list[tuple[int, str | None]], level: int) -> str | None:
+    """The dotted sections of `stack` above a line at `level`, or None where a level is unseen."""
+    if not stack:
+        return "" if level == 0 else None  # at the top level, or in a section the hunk does not show
+    first_below_header = stack[1][0] if len(stack) > 1 else level
+    if stack[0][1] and stack[0][1].startswith(_HEADER):
+        if first_below_header > 2:
+            return None  # a level between the header's section and what the hunk shows
+    elif stack[0][0] != 0:
+        return None  # the hunk starts inside a section it does not name
+    names = [name.removeprefix(_HEADER) if name else None for _, name in stack]
+    return None if None in names else ".".join(names)
 
 
 def added_lines_with(
