@@ -77,26 +77,29 @@ def in_added_section(patch: str, start: int) -> bool:
 
 # A YAML line that opens a mapping: `name:` with nothing after it but a comment.
 _YAML_SECTION = re.compile(r"[\"']?([\w.\-]+)[\"']?[ \t]*:[ \t]*(?:#.*)?")
-_HEADER = "@@"  # the hunk header's section, in a stack: git shows the last unindented line above a hunk
+# A section above a line: (indent, name or None for a line that opens no mapping, named by the header)
+Section = tuple[int, str | None, bool]
 
 
 def yaml_key_paths(patch: str) -> dict[int, str | None]:
     """The YAML sections above each changed line, by where it starts: `trainer.use_v1`'s line maps to
     "trainer" (joined with dots, "" at the top level), read on the line's own side of its hunk: the
     less indented `name:` lines up to the top level, or to the hunk's header when it names a top-level
-    section and the line (or its outermost section seen) is one level under it. None when a level
-    cannot be seen: a partial path would name another key. One pass, a stack of sections per side."""
+    section (git shows the last unindented line above a hunk) and the line, or the outermost section
+    the hunk shows, is one level under it. None when a level cannot be seen: a partial path would name
+    another key. One pass down the patch, with a stack of sections per side."""
     paths: dict[int, str | None] = {}
-    old: list[tuple[int, str | None]] = []  # (indent, section name or None for a line that is not one)
-    new: list[tuple[int, str | None]] = []
+    old: list[Section] = []
+    new: list[Section] = []
     pos = 0
     while pos < len(patch):
         end = patch.find("\n", pos)
         end = len(patch) if end < 0 else end
         line = patch[pos:end]
         if line.startswith("@@"):
-            section = _YAML_SECTION.fullmatch(line[line.find("@@", 2) + 2 :].strip())
-            old[:] = new[:] = [(0, _HEADER + section.group(1))] if section else []
+            header = _YAML_SECTION.fullmatch(line[line.find("@@", 2) + 2 :].strip())
+            old = [(0, header.group(1), True)] if header else []
+            new = list(old)
         elif line[:1] in (" ", "+", "-") and line[1:].strip() and not line[1:].lstrip().startswith("#"):
             text = line[1:]
             level = len(text) - len(text.lstrip())
@@ -108,22 +111,23 @@ def yaml_key_paths(patch: str) -> dict[int, str | None]:
                 if line[0] == sign:  # a changed line: the keys that come, go or change
                     paths[pos] = _joined(stack, level)
                 section = _YAML_SECTION.fullmatch(text.strip())
-                stack.append((level, section.group(1) if section else None))
+                stack.append((level, section.group(1) if section else None, False))
         pos = end + 1
     return paths
 
 
-def _joined(stack: list[tuple[int, str | None]], level: int) -> str | None:
+def _joined(stack: list[Section], level: int) -> str | None:
     """The dotted sections of `stack` above a line at `level`, or None where a level is unseen."""
     if not stack:
         return "" if level == 0 else None  # at the top level, or in a section the hunk does not show
-    first_below_header = stack[1][0] if len(stack) > 1 else level
-    if stack[0][1] and stack[0][1].startswith(_HEADER):
-        if first_below_header > 2:
+    bottom_indent, _, from_header = stack[0]
+    if from_header:
+        outermost_shown = stack[1][0] if len(stack) > 1 else level
+        if outermost_shown > 2:
             return None  # a level between the header's section and what the hunk shows
-    elif stack[0][0] != 0:
+    elif bottom_indent != 0:
         return None  # the hunk starts inside a section it does not name
-    names = [name.removeprefix(_HEADER) if name else None for _, name in stack]
+    names = [name for _, name, _ in stack]
     return None if None in names else ".".join(names)
 
 
