@@ -1234,7 +1234,16 @@ def test_a_fix_shows_the_program_it_rewrites_before_its_run_script():
     code = py(["-    return mask.sum()", "+    return mask.sum(dim=-1)"], name="pkg/forward.py")
     a = analyze(record([script, code], title="[megatron] fix: mtp loss mask"))
     change = next(r for r in a.risks if r.kind == "behaviour-change")
-    assert change.evidence[0].file == "pkg/forward.py"
+    # the first line the fix writes anew, comments aside, shows where
+    e = change.evidence[0]
+    assert (e.file, e.line, e.text) == ("pkg/forward.py", 10, "return mask.sum(dim=-1)")
+    commented = py(
+        ["-    return mask.sum()", "+    # per row", "+    return mask.sum(dim=-1)"], name="pkg/forward.py"
+    )
+    b = analyze(record([commented], title="[megatron] fix: mtp loss mask"))
+    assert (
+        next(r for r in b.risks if r.kind == "behaviour-change").evidence[0].text == "return mask.sum(dim=-1)"
+    )
 
 
 def test_a_change_to_comments_only_runs_nothing_new():

@@ -13,7 +13,7 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Description, Discussion, Evidence, KeyFile, Risk, Signal
 from .patchscan import is_noise_symbol, names_something, new_line_at, new_python_definition
-from .signals import CodeFacts, Hit, changes_only_comments, is_program
+from .signals import CodeFacts, Hit, changes_only_comments, first_code_change, is_program
 from .symbols import param_name, same_python_type, split_signature
 
 READ_COST = {
@@ -504,8 +504,14 @@ def risks_of(
         if rewritten:
             # the program the fix rewrites, before a run script that comes with it; a file it adds is new
             biggest = max(rewritten, key=lambda fd: (is_program(fd), fd.changes))
-            ev = [Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")]
-            add("behaviour-change", "a fix changes what the code does on the path it fixes", ev)
+            # the first line it writes anew shows where; a file that only lost lines, its counts
+            line = first_code_change(biggest, signs="+")
+            if line:
+                at = new_line_at(biggest.patch, line.start())
+                ev = Evidence(biggest.filename, at, line.group(1).strip()[:200])
+            else:
+                ev = Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")
+            add("behaviour-change", "a fix changes what the code does on the path it fixes", [ev])
         elif exits := _early_exits(code):
             add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)
     # a guide about performance changes nothing that runs: the title speaks of what runs only beside code

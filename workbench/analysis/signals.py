@@ -301,16 +301,23 @@ _CHANGED_LINE = re.compile(r"^[+-](.*)$", re.M)
 def changes_only_comments(fd: FileDiff) -> bool:
     """Whether every line the file's patch adds or removes is blank, a comment or a docstring's prose (a
     licence header, a reworded comment, a linter's pragma, a fixed link): nothing that runs changes."""
-    if not fd.patch:
-        return False
+    return bool(fd.patch) and first_code_change(fd) is None
+
+
+def first_code_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
+    """The first line of the patch with one of `signs` that runs something (not blank, a comment or a
+    docstring's prose); its group 1 is the line without its sign. Most patches answer at once."""
     # a block comment's inner lines start "* ", where `*ptr = x` is code; a shebang says what runs
     marks = ("//", "/*", "*/", "* ") if fd.language in _SLASH_COMMENT else ("#",)
-    for changed in _CHANGED_LINE.finditer(fd.patch):  # most patches answer at their first changed line
+    for changed in _CHANGED_LINE.finditer(fd.patch or ""):
         text = changed.group(1).strip()
-        if text and text != "*" and (not text.startswith(marks) or text.startswith("#!")):
-            if not (_in_docstring(fd, changed.start()) or _opens_docstring(fd, text)):
-                return False
-    return True
+        if fd.patch[changed.start()] not in signs or not text or text == "*":
+            continue
+        if text.startswith(marks) and not text.startswith("#!"):
+            continue
+        if not (_in_docstring(fd, changed.start()) or _opens_docstring(fd, text)):
+            return changed
+    return None
 
 
 def _opens_docstring(fd: FileDiff, text: str) -> bool:
