@@ -115,7 +115,7 @@ def test_heuristics_version_covers_the_analysis_sources():
     v = analysis_memo.heuristics_version()
     assert len(v) == 24 and v == analysis_memo.heuristics_version()
     names = {p.name for p in analysis_memo.analysis_sources()}
-    assert {"records.py", "signals.py", "pipeline.py", "conclusions.py"} <= names
+    assert {"records.py", "signals.py", "pipeline.py", "verdicts.py", "risks.py"} <= names
 
 
 # ---- the memo ----------------------------------------------------------------------------------------------

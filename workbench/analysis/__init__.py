@@ -9,8 +9,10 @@ The stages, in the order `pipeline.analyze` runs them:
   config_changes.py  changed defaults, config keys, CI and script settings, dependencies and releases
   description.py  what the author wrote: root cause, numbers, test plan, follow-ups
   discussion.py   reviews, threads, cross-references
-  conclusions.py  VERDICT_RULES (the one ordered table of verdict rules), audiences, risks by kind,
-                  effort, key files, open items
+  verdicts.py     VERDICT_RULES (the one ordered table of verdict rules), effort and minutes
+  audiences.py    who should read it, most concerned first
+  risks.py        risks by kind, each with the lines that show it
+  focus.py        where a reader starts: key files, key symbols, open items
   titles.py, conventions.py   per-repository reading conventions (areas, tags, weights, thresholds)
   model.py        the dataclasses the stages return
   memo.py         results of unchanged PRs kept beside the cache (used by orchestration, never by analyze)

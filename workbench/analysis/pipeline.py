@@ -10,7 +10,7 @@ pipeline of named stages, each a function below:
                    config_changes.py: defaults, settings and dependencies)
     people_signals what the description and discussion say, and the cross-references
     data_gaps      what the data lacks (truncated lists, omitted patches)
-    conclude       the verdict (conclusions.VERDICT_RULES), audience, effort, key files, risks
+    conclude       the verdict (verdicts.VERDICT_RULES), audiences, risks, effort, key files (focus.py)
 
 A record with no patch text (a clone's facts, corpus metadata) is analysed from file stats, title and
 description, and says so in `truncated`.
@@ -22,20 +22,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from ..records import PRRecord
-from .conclusions import (
-    READ_COST,
-    VERDICT_RULES,
-    Facts,
-    Rule,
-    audiences_of,
-    decide,
-    effort_and_minutes,
-    named_paths,
-    open_items_of,
-    pick_key_symbols,
-    rank_files,
-    risks_of,
-)
+from .audiences import audiences_of
 from .config_changes import scan_defaults, scan_deps
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, prose_of, read_description
@@ -48,8 +35,10 @@ from .discussion import (
     reverted_pr,
     written_refs,
 )
+from .focus import named_paths, open_items_of, pick_key_symbols, rank_files
 from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
 from .patchscan import moved_share
+from .risks import risks_of
 from .signals import (
     RISK_ROLES,
     CodeFacts,
@@ -65,6 +54,7 @@ from .signals import (
 )
 from .symbols import scan_symbols
 from .titles import TitleParts
+from .verdicts import READ_COST, VERDICT_RULES, Facts, Rule, decide, effort_and_minutes
 
 # role -> the "X-only" signal a PR whose readable files all have that role gets
 _ONLY_SIGNALS = {

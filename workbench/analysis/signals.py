@@ -178,7 +178,7 @@ class Hit:
 
 @dataclass
 class CodeFacts:
-    """Per-PR results the conclusions reuse: hits per theme, symbols, risk counts per file."""
+    """Per-PR results the later stages reuse: hits per theme, symbols, risk counts per file."""
 
     theme_hits: dict[str, list[Hit]] = field(default_factory=dict)
     risk_per_file: dict[str, int] = field(default_factory=dict)

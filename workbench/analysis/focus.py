@@ -1,0 +1,245 @@
+"""Where a reader starts: key files (ranked), key symbols and open items. Pure functions."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+
+from ..records import PRRecord
+from .conventions import Conventions
+from .diff import FileDiff
+from .model import Description, Discussion, KeyFile, Signal
+from .patchscan import is_noise_symbol, names_something
+from .signals import CodeFacts, Hit, is_program
+from .verdicts import ROLE_RANK
+
+
+def named_paths(desc: Description, record: PRRecord) -> set[str]:
+    """Files the description or the reviewers point at: by path, or by a base name in `code`."""
+    comments = record.review_comments
+    named = {c.get("path") for c in comments if c.get("path")} if comments else set()
+    text = desc.text
+    if len(text) < 4:  # no base name that counts (4 characters or more) fits
+        return named
+    for fd in record.files:
+        fn = (fd.get("filename") if isinstance(fd, dict) else None) or ""
+        base = fn[fn.rfind("/") + 1 :]  # = fn.rsplit("/", 1)[-1], without the list
+        if len(base) > 3 and base in text:
+            named.add(fn)
+    return named
+
+
+_SHOWN_STATUS = frozenset({"added", "removed", "renamed"})
+_MOVE_STATUS = {"added": "code moved here", "removed": "code moved out"}
+# Signals whose evidence names the file a reader must see first: the manifest of a dependency change,
+# the config file whose default changed.
+_LEADING_SIGNALS = ("deps.bump", "config.defaults")
+
+
+def rank_files(
+    files: list[FileDiff],
+    facts: CodeFacts,
+    named: set[str],
+    conv: Conventions,
+    *,
+    removal: bool = False,
+    moved: bool = False,
+    signals: list[Signal] | None = None,
+) -> list[KeyFile]:
+    """The files to read first, best first: role and size, then risk hits, files the description or
+    a reviewer names, symbols touched, and files a leading signal points at. In a move, a file added
+    or deleted is where code moved to or from."""
+    leading = {e.file for s in signals or () if s.name in _LEADING_SIGNALS for e in s.evidence if e.file}
+    scores = [_file_score(fd, facts, named, leading, removal) for fd in files]
+    # snapshot files are test evidence (recorded output), never a file to read first
+    shown = [i for i, fd in enumerate(files) if not fd.snapshot]
+    order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
+    themes_of = _themes_per_file(facts, signals or [])
+    out = []
+    for i in order[: int(conv.threshold("max_key_files", 6))]:
+        fd = files[i]
+        syms = facts.file_symbols.get(fd.filename) or []
+        reason = f"{fd.role}, +{fd.additions}/-{fd.deletions}"
+        if fd.status in _SHOWN_STATUS:
+            reason += "; " + (_MOVE_STATUS.get(fd.status, fd.status) if moved else fd.status)
+        if themes_of.get(fd.filename):
+            reason += "; risk: " + ", ".join(themes_of[fd.filename])
+        if fd.filename in leading:
+            reason += "; a changed default or dependency"
+        if fd.filename in named:
+            reason += "; named in the description or review"
+        if syms:
+            reason += "; touches " + ", ".join(syms[:3])
+        flags = [x for x in fd.flags if x != "empty"]
+        if flags:
+            reason += "; flags: " + ", ".join(flags)
+        out.append(
+            KeyFile(fd.filename, fd.role, reason, round(scores[i], 2), fd.additions, fd.deletions, syms[:8])
+        )
+    return out
+
+
+def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[str], removal: bool) -> float:
+    # A test is read after the code it tests, whatever its size: its rank grows with size more slowly.
+    size = math.log2(2 + fd.changes)
+    score = ROLE_RANK.get(fd.role, 0.5) * (size if fd.role != "test" else math.sqrt(size))
+    score += min(facts.risk_per_file.get(fd.filename, 0), 5)
+    if fd.filename in named:
+        score += 1.5 if fd.role != "test" else 0.5  # a test the description points at still follows the fix
+    if fd.role != "docs":  # a page's inline code names what it documents, not definitions it changes
+        score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
+    if fd.filename in leading:
+        score += 4.0
+    if "generated" in fd.filename.rsplit("/", 1)[-1].lower():
+        score *= 0.5  # a generated copy of a config follows its source
+    if fd.status == "removed" and not removal:
+        score *= 0.2  # a deleted file is a key file only when removing is what the PR does
+    if fd.role == "code" and not is_program(fd):
+        score *= 0.5  # a run script sets up what the program beside it does: read after it
+    return score
+
+
+def _themes_per_file(facts: CodeFacts, signals: list[Signal]) -> dict[str, list[str]]:
+    """file -> the risk themes its lines show: the theme hits, and commands run through a shell,
+    unpinned downloads and secrets on command lines (security)."""
+    out: dict[str, list[str]] = {}
+    for name, hits in facts.theme_hits.items():
+        theme = name.split(".", 1)[1]
+        for filename in dict.fromkeys(h.file.filename for h in hits):
+            out.setdefault(filename, []).append(theme)
+    for s in signals:
+        if not s.name.startswith("security."):
+            continue
+        for filename in dict.fromkeys(e.file for e in s.evidence if e.file):
+            themes = out.setdefault(filename, [])
+            if "security" not in themes:
+                themes.append("security")
+    return out
+
+
+_IDENT = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?\Z")
+_COMMON_SYMBOLS = frozenset({"__init__", "main", "forward", "setUp", "tearDown", "test"})
+# `check_license.py`, `ckpt_contents.json`: the description names a file (of data: what code reads)
+_FILE_NAME = re.compile(
+    r"\.(?:py|pyi|ipynb|sh|ya?ml|json|toml|cfg|ini|lock|md|rst|txt|csv|html|rs|go|js|ts|c|cc|cpp|h|cu)\Z"
+)
+_DATA_FILE = re.compile(r"\.(?:json|ya?ml|toml|cfg|ini|txt|csv)\Z")
+
+
+# What a key weighs as a key symbol: a changed default changes every run that never set it, so it
+# leads; a key added or removed is read like an added or removed definition. A CI job's or a script's
+# setting and a dependency are what a PR changing only those is about; they weigh less than any code
+# symbol (1.0 a hunk header, 1.5 an added definition), so in a PR with code they follow it.
+_CONFIG_KEY_WEIGHT = {"config.defaults": 3.0, "config.keys": 1.5, "settings.changed": 0.5, "deps.bump": 0.5}
+# A key as configs spell them: `max_num_seqs`, `timeout-minutes`, a package `ray`.
+_KEY = re.compile(r"[A-Za-z_][\w\-]*\Z")
+
+
+def _config_keys(signals: Iterable[Signal]) -> dict[str, float]:
+    """The keys of changed defaults ("mode: sync -> async"), of added or removed config keys ("added
+    pad_to_max: true"), of changed CI or script settings and the packages of changed dependencies, by
+    weight. A key that comes or goes, or a setting, is a symbol only with a name of its own
+    (`pad_to_max`, not `enable`, which says nothing without the section it is in); a package is named
+    by its plain name (`ray`)."""
+    keys: dict[str, float] = {}
+    for s in signals:
+        weight = _CONFIG_KEY_WEIGHT.get(s.name)
+        for e in s.evidence if weight else []:
+            text = e.text.removeprefix("added ").removeprefix("removed ")
+            key = text.split(":", 1)[0].strip()
+            if s.name == "deps.bump":
+                key = key.split("[", 1)[0]  # `ray[default]`: the package, without its extras
+            else:
+                key = key.rsplit(".", 1)[-1]  # a Hydra path `actor.rollout.n`: its last part
+            if not (e.file and _KEY.match(key)) or is_noise_symbol(key):
+                continue
+            if s.name in ("config.keys", "settings.changed") and not names_something(key):
+                continue
+            keys[key] = max(keys.get(key, 0.0), weight)
+    return keys
+
+
+def pick_key_symbols(
+    facts: CodeFacts,
+    desc: Description,
+    patch_text: str,
+    conv: Conventions,
+    signals: Iterable[Signal] = (),
+    files: Iterable[FileDiff] = (),
+) -> list[str]:
+    """Symbols by weight (code over tests) and config keys whose default changed or that come or go,
+    raised when the description names them in `code`."""
+    scores = dict(facts.symbols)
+    for key, weight in _config_keys(signals).items():
+        scores[key] = scores.get(key, 0.0) + weight
+    changed = {fd.filename.rsplit("/", 1)[-1] for fd in files}
+    for span in desc.code_spans:
+        name = span.rstrip("()")
+        if not (_IDENT.match(span) and names_something(name)):
+            continue
+        if _FILE_NAME.search(name):
+            # a data file the code reads or writes (`ckpt_contents.json`) is a name to know; one the PR
+            # changes is a key file already, and a suffix (`py`) is never a symbol
+            if _DATA_FILE.search(name) and name not in changed and name in patch_text:
+                scores[name] = scores.get(name, 0.0) + 1.0
+            continue
+        short = name.rsplit(".", 1)[-1]
+        if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
+            continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
+        if short in scores:
+            scores[short] += 2.0
+        elif not patch_text or short in patch_text:
+            scores[short] = 1.0 if patch_text else 0.5
+    ranked = sorted(scores, key=lambda n: scores[n], reverse=True)  # stable: ties in first-seen order
+    ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
+    return ranked[: int(conv.threshold("max_key_symbols", 8))]
+
+
+# An open item stays one line a brief can quote: the cases a feature leaves out, up to this many characters.
+_UNSUPPORTED_CHARS = 160
+
+
+def _unsupported_item(hits: list[Hit], n: int) -> str:
+    """One item for what the added code says it does not do: a feature's unbuilt cases are read together."""
+    first = hits[0]
+    where = f"{first.file.filename}:{first.line}" if first.line else first.file.filename
+    texts = list(dict.fromkeys(h.text for h in hits))  # the same refusal raised by two engines
+    shown = texts[:1]
+    for t in texts[1:n]:
+        if sum(map(len, shown)) + len(t) > _UNSUPPORTED_CHARS:
+            break
+        shown.append(t)
+    more = len(texts) - len(shown)
+    return f"not supported yet, raised in {where}: " + "; ".join(shown) + (f" (+{more} more)" if more else "")
+
+
+def open_items_of(
+    signals: list[Signal], desc: Description, disc: Discussion, truncated: list[str], facts: CodeFacts, n: int
+) -> list[str]:
+    items: list[str] = []
+    # The prefixes below are stable: the offline drafter matches them to translate the items.
+    # Each list is looked at only when it has something (most PRs have none of them).
+    markers = facts.theme_hits.get("risk.markers")
+    if markers:
+        for h in markers[:n]:
+            where = f"{h.file.filename}:{h.line}" if h.line else h.file.filename
+            items.append(f"marker added in {where}: {h.text}")
+    if facts.unsupported:
+        items.append(_unsupported_item(facts.unsupported, n))
+    for s in signals:
+        if s.name == "tests.missing":
+            items.append(f"changed code without tests: {s.label}")
+    for s in desc.open_items[:n]:
+        items.append(f"author notes a follow-up / not addressed: {s}")
+    for p in disc.promises[:n]:
+        items.append(f"author promised: {p}")
+    for d in disc.deferred[:n]:
+        items.append(f"reviewer left for later: {d}")
+    for u in disc.unresolved[:n]:
+        items.append(f"unresolved review thread: {u}")
+    if disc.changes_requested_outstanding:
+        items.append("changes still requested by " + ", ".join(disc.changes_requested_outstanding))
+    for t in truncated:
+        items.append(f"data: {t}")
+    return items
