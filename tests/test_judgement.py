@@ -1717,3 +1717,21 @@ def test_a_yaml_key_is_named_with_the_sections_above_it():
     )
     c = analyze(record([moved], title="[cfg] chore: tidy"))
     assert not c.signal("config.keys") and "breaking-api" not in kinds(c)
+
+
+def test_a_refusal_shows_its_message_from_the_lines_below():
+    guard = py(
+        [
+            "-        mode = cfg.mode",
+            "+        if cfg.mode == 'R2' and cfg.replay:",
+            "+            raise ValueError(",
+            '+                "conflicting router replay configuration: "',
+            '+                "mode R2 and replay cannot both be set"',
+            "+            )",
+        ]
+    )
+    a = analyze(record([guard], title="[megatron] fix: router replay"))
+    refusal = next(r for r in a.risks if r.kind == "compatibility")
+    assert refusal.evidence[0].text == (
+        'raise ValueError( "conflicting router replay configuration: " "mode R2 and replay cannot both be set"'
+    )

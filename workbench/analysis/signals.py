@@ -542,7 +542,9 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 if replaced and needle not in _new_parts(line, replaced):
                     continue  # a call re-wrapped or given one more argument keeps what it had
                 seen.add(start)
-                hits.append(Hit(fd, local, line.strip()[:200]))
+                # a refusal's message is why it refuses; it often stands on the lines below
+                shown = _with_lines_below(fd, local, line.strip()) if name == "risk.refusal" else line.strip()
+                hits.append(Hit(fd, local, shown[:200]))
                 per_file[fd.filename] = per_file.get(fd.filename, 0) + 1
                 if len(hits) >= per_theme:
                     break
@@ -653,6 +655,18 @@ def _message(call: str) -> str | None:
     return text if len(text) <= 120 else text[: text.rfind(" ", 0, 120)] + " …"
 
 
+def _with_lines_below(fd: FileDiff, local: int, call: str) -> str:
+    """`call`, from the added line at `local`, with the added lines below that continue it when it ends
+    with "(": a message often stands there, up to the closing ")"."""
+    if call.rstrip().endswith("("):
+        window = fd.patch[local : local + _MESSAGE_WINDOW]  # the lines below, not the rest of the patch
+        for below in window.split("\n", _MESSAGE_LINES + 1)[1 : _MESSAGE_LINES + 1]:
+            if not below.startswith("+") or below[1:].lstrip().startswith(")"):
+                break
+            call += " " + below[1:].strip()
+    return call
+
+
 def scan_unsupported(words: WordPlaces, facts: CodeFacts, per_pr: int = 8) -> None:
     """What the added code says it does not do: the messages of `raise NotImplementedError("...")`
     (Rust: `unimplemented!("...")`, `todo!("...")`) in program code. A case nobody built refuses
@@ -666,14 +680,7 @@ def scan_unsupported(words: WordPlaces, facts: CodeFacts, per_pr: int = 8) -> No
         at = max(line.find(w) for w in _UNSUPPORTED_WORDS)
         if not in_program_code(line[1:], at - 1, fd.language) or _in_docstring(fd, local):
             continue  # a docstring's example raises nothing
-        call = line[at:]
-        if call.rstrip().endswith("("):  # the message stands on the lines below, up to the closing ")"
-            window = fd.patch[local : local + _MESSAGE_WINDOW]  # the lines below, not the rest of the patch
-            for below in window.split("\n", _MESSAGE_LINES + 1)[1 : _MESSAGE_LINES + 1]:
-                if not below.startswith("+") or below[1:].lstrip().startswith(")"):
-                    break
-                call += " " + below[1:].strip()
-        told = _message(call)
+        told = _message(_with_lines_below(fd, local, line[at:]))
         if told:
             facts.unsupported.append(Hit(fd, local, told))
 
