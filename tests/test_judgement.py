@@ -1641,6 +1641,9 @@ def test_a_setting_named_after_an_operation_performs_none():
     # the switch named by the needle itself, or an operation in the value, still counts
     assert "numerics" in themes(["-    x: int = 1", "+    bf16: bool = field("])
     assert "memory" in themes(["-    x: int = 1", "+    empty_cache_fn: Callable = torch.cuda.empty_cache"])
+    # memory that is not pinned is the default: nothing is allocated differently
+    assert "memory" not in themes(["-    x = 1", "+    loader = DataLoader(ds, pin_memory=False)"])
+    assert "memory" in themes(["-    x = 1", "+    loader = DataLoader(ds, pin_memory=True)"])
 
 
 def test_a_fix_that_adds_an_early_exit_to_old_code_changes_behaviour():

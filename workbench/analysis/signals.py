@@ -333,13 +333,15 @@ def _in_docstring(fd: FileDiff, local: int) -> bool:
 
 # A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
 # nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects; asking how many cores there are or
-# which thread runs, or catching asyncio's errors, starts, shares and waits for nothing.
+# which thread runs, or catching asyncio's errors, starts, shares and waits for nothing; memory that is
+# not pinned is the default.
 _DEFUSED = {
     "torch.load(": ("weights_only=True",),
     "yaml.load(": ("SafeLoader",),
     "multiprocessing": ("cpu_count",),
     "threading": ("current_thread", "main_thread", "get_ident"),
     "asyncio": ("iscoroutinefunction", "iscoroutine(", "except "),
+    "pin_memory": ("pin_memory=False",),
 }
 # Integer bookkeeping: counts, lengths and positions in an integer dtype, or summed up into offsets
 # (cu_seqlens, position_ids from a mask), and a mask cast to int8 to find a position (argmax, argsort)
