@@ -1738,3 +1738,13 @@ def test_a_refusal_shows_its_message_from_the_lines_below():
     assert refusal.evidence[0].text == (
         'raise ValueError( "conflicting router replay configuration: " "mode R2 and replay cannot both be set"'
     )
+
+
+def test_a_tensor_made_in_full_precision_is_no_numerics_but_one_in_low_precision_is():
+    def numerics(line):
+        return "numerics" in kinds(analyze(record([py(["-        x = 1", f"+        {line}"])])))
+
+    assert not numerics("rm_scores = torch.zeros_like(response_mask, dtype=torch.float32)")
+    assert not numerics("rm_scores = torch.tensor(scores, dtype=torch.float32).unsqueeze(-1)")
+    assert numerics("weights = torch.zeros_like(response_mask, dtype=torch.bfloat16)")
+    assert numerics("logits = logits.to(torch.float32)")  # a cast of values already computed

@@ -352,6 +352,12 @@ _COUNTED = re.compile(
     r"len|size|count|num_|idx|ind(?:ex|ices)|offset|position|mask|shard|bin|bucket|arg(?:max|min|sort)|nonzero",
     re.I,
 )
+# A tensor made or converted in full precision (`torch.zeros_like(mask, dtype=torch.float32)`,
+# `torch.tensor(scores, dtype=torch.float32)`) loses nothing: only low precision is numerically sensitive.
+_FULL_PRECISION = frozenset({"fp32", "float32", "float64", "f32", "f64"})
+_ALLOCATES = re.compile(
+    r"\b(?:torch|np|numpy)\.(?:empty|zeros|ones|full|arange|tensor|as_tensor|asarray|array)(?:_like)?\("
+)
 _VALUED = re.compile(
     r"reward|returns|score|weight|log_?p|prob|loss|value|advantage|entropy|\bkl\b|grad", re.I
 )
@@ -539,6 +545,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                     continue
                 if needle in _INDEX_NEEDLES and _COUNTED.search(line) and not _VALUED.search(line):
+                    continue
+                if needle in _FULL_PRECISION and _ALLOCATES.search(line):
                     continue
                 replaced = _replaced_lines(text, start)
                 if replaced and needle not in _new_parts(line, replaced):
