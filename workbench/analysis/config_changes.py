@@ -318,7 +318,8 @@ _PIP_PIN = re.compile(r"(?<![\w.\-])([A-Za-z][\w.\-]*)(?:\[[\w,\- ]+\])?==([\w.\
 
 def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     """Versions that a manifest's `pip install` commands pin and the PR changes: `torch==2.9.0` ->
-    `torch==2.9.1` (the manifest reads as a Dockerfile: one command per line)."""
+    `torch==2.9.1` (the manifest reads as a Dockerfile: one command per line). Packages in `seen` are
+    reported already; each one reported here joins them."""
     if fd.role != "build" or "pip" not in head:
         return []
     old: dict[str, str] = {}
@@ -366,8 +367,9 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
                     continue
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
-        ev += _pip_pins(fd, head, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
-        ev += _unpinned(fd, head, old, {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename})
+        named = {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename}  # each package once per file
+        ev += _pip_pins(fd, head, named)  # adds the packages it names
+        ev += _unpinned(fd, head, old, named)
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs: list[Signal] = []
     manifests = sum(len(v) for v in releases.values())

@@ -57,6 +57,14 @@ _SIZING_KEY = re.compile(
     r"size|seqs|bucket|batch|offload|parallel|pad|memory|cache|shard|chunk|max_num", re.I
 )
 _REMOVED_NAME = re.compile(r"removed: (\w+)")
+
+
+def _leaf_key(evidence_text: str) -> str:
+    """The key a default's evidence names, without the sections above it: "added trainer.balance_batch:
+    true" -> balance_batch (a section's name says where, not what is sized)."""
+    return evidence_text.split(":", 1)[0].removeprefix("added ").rsplit(".", 1)[-1]
+
+
 # A title that says the change is made to use less memory, or for speed (a "perf" area tag alone says
 # where, not what; "memory usage" alone is a topic: reports, stats, attributes).
 _MEMORY_GOAL = (
@@ -157,6 +165,14 @@ def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
     return any(name in syms for f, syms in facts.file_symbols.items() if f != file)
 
 
+def _rewritten(fd: FileDiff) -> Evidence:
+    """Where a fix rewrites `fd`: the first line it writes anew; a file that only lost lines, its counts."""
+    line = first_code_change(fd, signs="+")
+    if line is None:
+        return Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}")
+    return Evidence(fd.filename, new_line_at(fd.patch, line.start()), line.group(1).strip()[:200])
+
+
 # `return`, `continue` or `break` standing as an added statement
 _EARLY_EXIT = re.compile(r"^\+[ \t]+(?:return|continue|break)\b[^\n]*", re.M)
 
@@ -205,8 +221,9 @@ def risks_of(
         if ev:
             add(kind, why, ev)
     title_ev = [Evidence(None, None, title)] if title else []
-    # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece.
-    # A revert changes behaviour back where it rewrites code; one that only deletes removes an addition.
+    # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece,
+    # unless what it adds makes old code stop early. A revert changes behaviour back where it rewrites
+    # code; one that only deletes removes an addition.
     code = [fd for fd in f.files if fd.role in ("code", "notebook")]
     if f.revert:
         if any(fd.additions for fd in code):
@@ -218,14 +235,11 @@ def risks_of(
         if rewritten:
             # the program the fix rewrites, before a run script that comes with it; a file it adds is new
             biggest = max(rewritten, key=lambda fd: (is_program(fd), fd.changes))
-            # the first line it writes anew shows where; a file that only lost lines, its counts
-            line = first_code_change(biggest, signs="+")
-            if line:
-                at = new_line_at(biggest.patch, line.start())
-                ev = Evidence(biggest.filename, at, line.group(1).strip()[:200])
-            else:
-                ev = Evidence(biggest.filename, None, f"code: +{biggest.additions}/-{biggest.deletions}")
-            add("behaviour-change", "a fix changes what the code does on the path it fixes", [ev])
+            add(
+                "behaviour-change",
+                "a fix changes what the code does on the path it fixes",
+                [_rewritten(biggest)],
+            )
         elif exits := _early_exits(code):
             add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)
     # a guide about performance changes nothing that runs: the title speaks of what runs only beside code
@@ -243,7 +257,7 @@ def risks_of(
         for s in signals
         if s.name in ("config.defaults", "config.on_by_default")
         for e in s.evidence
-        if e.file and _SIZING_KEY.search(e.text.split(":")[0]) and not SWITCH_FLIP.search(e.text)
+        if e.file and _SIZING_KEY.search(_leaf_key(e.text)) and not SWITCH_FLIP.search(e.text)
     ]
     if sizing:
         add("memory", "a default that sizes buffers, batches or parallelism changes", sizing)

@@ -113,9 +113,12 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             continue
         for name, (old_sig, old_at) in removed.items():
             gone = name not in added
-            changed = gone or _norm_sig(added[name][0]) != _norm_sig(old_sig)
-            if changed and not gone and fd.language == "Python":
+            if gone:
+                changed = True
+            elif fd.language == "Python":
                 changed = _calls_differ(old_sig, added[name][0])  # not when only hints change
+            else:
+                changed = _norm_sig(added[name][0]) != _norm_sig(old_sig)
             if name not in public or not changed:
                 continue
             if fd.language == "Python" and in_python_function(fd.patch, old_at):
@@ -206,7 +209,7 @@ def _calls_differ(old_sig: str, new_sig: str) -> bool:
     call depends on, and a return hint added or dropped promises nothing new (as in risks_of)."""
     old, new = split_signature(old_sig), split_signature(new_sig)
     if old is None or new is None:
-        return True  # continues on later lines: compared as text, as before
+        return _norm_sig(old_sig) != _norm_sig(new_sig)  # continues on later lines: compared as text
 
     def plain(params: list[str]) -> list[str]:
         return [param_name(p) + ("=" + p.split("=", 1)[1].strip() if "=" in p else "") for p in params]
