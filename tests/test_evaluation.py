@@ -33,7 +33,7 @@ def labelled(tmp_path):
                         "pkg/sync.py",
                         hunk(
                             10,
-                            ["+    with self._lock:", "+        torch.cuda.empty_cache()"]
+                            ["+    with self._lock:", "+        torch.cuda.ipc_collect()"]
                             + [f"+    y{i} = {i}" for i in range(30)],
                             section="def send(self):",
                         ),

@@ -604,7 +604,7 @@ def test_memory_leak_fix_with_test_and_root_cause_is_deep():
             "     out = self.model(batch)",
             "-    outputs.append(out)",
             "+    outputs.append(detach_tree(out))",
-            "+    torch.cuda.empty_cache()",
+            "+    torch.cuda.ipc_collect()",
         ]
         + code_lines(30, "    y"),
         name="pkg/engine.py",
@@ -618,7 +618,7 @@ def test_memory_leak_fix_with_test_and_root_cause_is_deep():
     assert a.verdict == "deep" and a.audiences[0] == "trainer"  # the title's tag names the module
     assert any("memory" in d for d in a.deciding)
     memory = next(r for r in a.risks if r.kind == "memory")
-    assert memory.evidence[0].file == "pkg/engine.py" and "empty_cache" in memory.evidence[0].text
+    assert memory.evidence[0].file == "pkg/engine.py" and "ipc_collect" in memory.evidence[0].text
     assert a.key_files[0].filename == "pkg/engine.py" and "risk: memory" in a.key_files[0].reason
     assert "step" in a.key_symbols
 

@@ -7,7 +7,7 @@ from heuristics_helpers import file, guide_beside_config, hunk, record
 
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.pipeline import analyze
-from workbench.analysis.signals import text_theme_evidence
+from workbench.analysis.signals import is_python_prose, text_theme_evidence
 from workbench.drafting import offline
 
 
@@ -39,7 +39,7 @@ def test_comments_strings_imports_and_metric_lines_raise_no_theme():
     )
     a = analyze(record([quiet], title="[worker] feat: more logging"))
     assert not {"memory", "concurrency", "numerics"} & kinds(a)
-    loud = py(["+    with self._lock:", "+        torch.cuda.empty_cache()", "+    x = x.to(torch.bfloat16)"])
+    loud = py(["+    with self._lock:", "+        torch.cuda.ipc_collect()", "+    x = x.to(torch.bfloat16)"])
     # a name alone on its line outside an import list is a call's argument: it runs
     passed = py(
         [
@@ -1466,12 +1466,96 @@ def test_a_fixs_behaviour_change_points_at_what_it_rewrites_not_what_it_adds():
         hunk(1, ["+#!/bin/bash", "+set -x", *[f"+    actor.opt_{i}=True \\" for i in range(30)]]),
         status="added",
     )
-    edited = file(
-        "examples/grpo_trainer/run_qwen3_235b.sh", hunk(40, ["-    rollout.n=8 \\", "+    rollout.n=16 \\"])
+    new_module = file(
+        "pkg/long_context.py", hunk(1, [f"+LIMIT_{i} = {i}" for i in range(30)]), status="added"
     )
-    a = analyze(record([new_script, edited], title="[model] fix: 256k long-sequence script for 235b"))
+    edited = py(["-    return rollout_n", "+    return rollout_n * 2"], name="pkg/rollout.py")
+    a = analyze(
+        record([new_script, new_module, edited], title="[model] fix: 256k long-sequence script for 235b")
+    )
     change = next(r for r in a.risks if r.kind == "behaviour-change")
-    assert [e.file for e in change.evidence] == ["examples/grpo_trainer/run_qwen3_235b.sh"]
+    assert [e.file for e in change.evidence] == ["pkg/rollout.py"]
+
+
+def test_a_fix_that_only_rewords_a_log_quotes_a_hint_or_edits_an_example_changes_no_behaviour():
+    def fix(f, title="[data] fix: the warning"):
+        return analyze(record([f], title=title))
+
+    def change(a):
+        return next((r for r in a.risks if r.kind == "behaviour-change"), None)
+
+    log = py(
+        [
+            '-        logger.warning(f"tools_kwargs is empty for index {index}")',
+            '+        logger.warning("tools_kwargs is empty for index %s", index)',
+        ],
+        name="pkg/dataset.py",
+    )
+    hint = py(
+        [
+            "         reward_manager_cls = cast(",
+            "-            type[AbstractRewardManager],",
+            '+            "type[AbstractRewardManager]",',
+        ],
+        name="pkg/reward.py",
+    )
+    example = file(
+        "examples/run_qwen3_32b_npu.sh",
+        hunk(
+            170,
+            [
+                "-    +rollout.checkpoint_engine.bucket_mb=4096 \\",
+                "+    rollout.checkpoint_engine.bucket_mb=4096 \\",
+            ],
+        ),
+    )
+    for f in (log, hint, example):
+        assert change(fix(f)) is None, f["filename"]
+    # an assertion rewritten, or code only taken out, still changes which runs go on
+    check = py(
+        [
+            "-            assert np.all(tensor_dict2[key] == tensor_dict1[key])",
+            "+            assert pd.DataFrame(tensor_dict2[key]).equals(pd.DataFrame(tensor_dict1[key]))",
+        ],
+        name="pkg/protocol.py",
+    )
+    assert change(fix(check)).evidence[0].text.startswith("assert pd.DataFrame")
+    dropped = py(["         model.train()", "-        torch.cuda.empty_cache()"], name="pkg/engine.py")
+    assert change(fix(dropped)).evidence[0].text == "code: +0/-1"
+    # the evidence is the first line that does something, not the import or decorator above it
+    rewritten = py(
+        [
+            "-import os",
+            "+import json",
+            "+@functools.cache",
+            "-    tools = tools",
+            "+    tools = json.loads(tools)",
+        ],
+        name="pkg/tools.py",
+    )
+    assert change(fix(rewritten)).evidence[0].text == "tools = json.loads(tools)"
+
+
+def test_a_docstring_middle_that_the_hunk_shows_no_quotes_of_is_prose():
+    # neither the opening nor the closing quotes are in the hunk: two names side by side are prose
+    middle = py(
+        [
+            "     For more details, see:",
+            '-    "When Speed Kills Stability: Demystifying RL Collapse from the Inference-Training Mismatch"',
+            "-    https://yingru.notion.site/When-Speed-Kills-Stability",
+            '+    "When Speed Kills Stability: Demystifying RL Collapse from the Training-Inference Mismatch"',
+            "+    https://richardli.xyz/rl-collapse",
+            "+    - Memory-efficient metrics without large intermediate tensors (prevents CUDA OOM with a lock).",
+            "     This typed config replaces the old dict-based approach and provides:",
+        ],
+        name="pkg/config/algorithm.py",
+    )
+    assert not analyze(record([middle], title="[doc] fix: the reference title")).risks
+    # code of every shape keeps reading as code
+    for line in ("if x is not None and y:", "return a if b else c", "import a as b", "lambda x: x",
+                 "match cmd:", "raise X from e", "x = 'hello world'  # two words", "with open(p) as f:"):  # fmt: skip
+        assert not is_python_prose(line), line
+    assert is_python_prose("This typed config replaces the old dict-based approach and provides:")
 
 
 def test_a_breaking_change_is_one_the_author_says_this_pr_makes():
@@ -1625,6 +1709,16 @@ def test_new_hints_or_another_spelling_of_a_type_change_no_call():
     assert "breaking-api" not in kinds(analyze(record([gains])))
     loses = py(["-class TaskRunner(BaseTaskRunner):", "+class TaskRunner:"], name="pkg/runner.py")
     assert "breaking-api" in kinds(analyze(record([loses])))
+    # nor does one that gains a mixin beside the base it keeps; one that swaps its base does not
+    mixin = py(
+        ["-class EnvWorker(Worker):", "+class EnvWorker(Worker, DistProfilerExtension):"], name="pkg/env.py"
+    )
+    assert "breaking-api" not in kinds(analyze(record([mixin])))
+    swaps = py(["-class EnvWorker(Worker):", "+class EnvWorker(DistProfilerExtension):"], name="pkg/env.py")
+    assert "breaking-api" in kinds(analyze(record([swaps])))
+    # a function's new parameter without a default is still one every call must pass
+    grows = py(["-def build_env(worker):", "+def build_env(worker, profiler):"], name="pkg/env.py")
+    assert "breaking-api" in kinds(analyze(record([grows])))
 
 
 def test_a_setting_named_after_an_operation_performs_none():
@@ -1738,6 +1832,74 @@ def test_a_refusal_shows_its_message_from_the_lines_below():
     assert refusal.evidence[0].text == (
         'raise ValueError( "conflicting router replay configuration: " "mode R2 and replay cannot both be set"'
     )
+
+
+def test_an_error_about_a_setting_the_pr_brings_in_refuses_nothing_that_ran():
+    def compat(*files):
+        return "compatibility" in kinds(analyze(record(list(files), title="[rollout] feat: limit traces")))
+
+    field = file(
+        "pkg/config/rollout.py",
+        hunk(
+            80,
+            [
+                "     project_name: Optional[str] = None",
+                "+    max_samples_per_step_per_worker: Optional[int] = None",
+                "+",
+                "     def __post_init__(self):",
+                "+        if self.max_samples_per_step_per_worker is not None and self.max_samples_per_step_per_worker < 0:",
+                '+            raise ValueError("`max_samples_per_step_per_worker` must be a non-negative integer or null.")',
+                "         self.check()",
+            ],
+            section="class TraceConfig(BaseConfig):",
+        ),
+    )
+    assert not compat(field)
+    # an old setting checked anew still stops runs that set it that way
+    old = py(
+        [
+            "     def __post_init__(self):",
+            "         if self.use_remove_padding is None:",
+            "+        if self.ulysses_sequence_parallel_size > 1 and not self.use_remove_padding:",
+            '+            raise ValueError("sequence parallelism needs `use_remove_padding`")',
+        ],
+        name="pkg/config/actor.py",
+    )
+    assert compat(old)
+    # a new local variable in the message says nothing of what runs set; an old name beside the new
+    # one says old calls now stop
+    local = py(
+        [
+            "     def load(self, path):",
+            "+        legacy_adapter_path = os.path.join(path, 'adapter')",
+            "+        if os.path.exists(legacy_adapter_path):",
+            '+            raise RuntimeError(f"Found a legacy checkpoint at {legacy_adapter_path}")',
+        ],
+        name="pkg/checkpoint.py",
+    )
+    assert compat(local)
+    renamed = py(
+        [
+            "+def gather_outputs_and_unpad(x):",
+            "+    return x",
+            " def gather_outpus_and_unpad(x):",
+            "-    return x",
+            '+    raise RuntimeError("use gather_outputs_and_unpad instead of gather_outpus_and_unpad")',
+        ],
+        name="pkg/ulysses.py",
+    )
+    assert compat(renamed)
+
+
+def test_handing_the_allocators_cache_back_is_no_memory_risk_but_still_worth_attention():
+    def analysed(line):
+        return analyze(record([py(["-        x = 1", f"+        {line}"])], title="[fsdp] feat: x"))
+
+    for line in ("torch.cuda.empty_cache()", "aggressive_empty_cache(force_sync=True)"):
+        a = analysed(line)
+        assert "memory" not in kinds(a) and a.signal("risk.memory"), line  # a PR that manages memory
+    for line in ("torch.cuda.ipc_collect()", "buffer = buffer.pin_memory()"):
+        assert "memory" in kinds(analysed(line)), line
 
 
 def test_a_tensor_made_in_full_precision_is_no_numerics_but_one_in_low_precision_is():

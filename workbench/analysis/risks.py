@@ -9,7 +9,7 @@ from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Evidence, Risk, Signal
 from .patchscan import new_line_at, new_python_definition
-from .signals import CodeFacts, changes_only_comments, first_code_change, is_program
+from .signals import CodeFacts, first_behaviour_change, first_code_change, is_program
 from .symbols import param_name, same_python_type, split_signature
 from .verdicts import SWITCH_FLIP, Facts
 
@@ -100,6 +100,8 @@ def _keeps_callers_working(evidence_text: str, typed: bool) -> bool:
         return False
     if not typed and change.group(2).strip() == ":":
         return True  # a Python class without bases gains some: every use of it still works
+    if not typed and change.group(1)[0].isupper():  # a Python class (PEP 8 names them in CapWords)
+        return set(old_params) <= set(new_params)  # keeps its bases: a mixin added takes nothing away
 
     def identity(param: str) -> str:
         return param if typed else param_name(param)
@@ -167,10 +169,63 @@ def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
 
 def _rewritten(fd: FileDiff) -> Evidence:
     """Where a fix rewrites `fd`: the first line it writes anew; a file that only lost lines, its counts."""
-    line = first_code_change(fd, signs="+")
+    line = first_behaviour_change(fd, signs="+")
     if line is None:
         return Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}")
     return Evidence(fd.filename, new_line_at(fd.patch, line.start()), line.group(1).strip()[:200])
+
+
+# a call that hands the allocator's cached blocks back (`torch.cuda.empty_cache()`, a helper around it)
+_FREES_CACHE = re.compile(r"[\w.()]*empty_cache\([^)]*\)\s*$")
+# a setting's or parameter's name in an error message: snake_case, with one underscore at least
+_SNAKE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b")
+
+
+def _refuses_a_new_setting(message: str, files: list[FileDiff]) -> bool:
+    """Whether an error's message is about a setting or parameter this PR brings in
+    (`max_samples_per_step_per_worker must be a non-negative integer`): it names one the PR declares,
+    on lines it adds only, and nothing the PR's diff shows was there before. Only runs that set the
+    new thing meet the error; nothing that ran before stops. (An old function that now raises "use the
+    new one instead" names the old one; a new local variable says nothing of what is set.)"""
+    ages = [_age(name, files) for name in dict.fromkeys(_SNAKE_NAME.findall(message))]
+    return "new" in ages and "old" not in ages
+
+
+def _age(name: str, files: list[FileDiff]) -> str:
+    """ "old" when a line the PR keeps or removes holds `name`, "new" when only lines it adds do and
+    one declares it, "" otherwise."""
+    declared = False
+    for fd in files:
+        patch = fd.patch or ""
+        at = patch.find(name)
+        while at >= 0:
+            start = patch.rfind("\n", 0, at) + 1
+            if patch[start] != "+":
+                return "old"
+            end = patch.find("\n", at)
+            declared = declared or _declares(fd, patch[start : end if end >= 0 else len(patch)], name)
+            at = patch.find(name, at + len(name))
+    return "new" if declared else ""
+
+
+def _declares(fd: FileDiff, added_line: str, name: str) -> bool:
+    """A setting with a default: a YAML key, or a field or keyword parameter on its own line
+    (`name: int | None = None`). Old code does not pass it, so the default is what old runs take; a
+    parameter without one may be one that old callers now pass."""
+    code = added_line[1:].lstrip()
+    if not code.startswith((f"{name}:", f"{name} :")):
+        return False
+    return fd.language == "YAML" or "=" in code
+
+
+def _fix_rewrites(fd: FileDiff) -> bool:
+    """Whether a fix rewrites program code in `fd`: takes out a line of code and writes one that does
+    something (or writes nothing). Not a run script's arguments (an example, not what users' runs do),
+    nor a line that only logs, quotes or imports written in its place (a message reworded, a type hint
+    put in quotes), nor code added beside a reworded docstring."""
+    if not is_program(fd) or first_code_change(fd, signs="-") is None:
+        return False
+    return not fd.additions or first_behaviour_change(fd, signs="+") is not None
 
 
 # `return`, `continue` or `break` standing as an added statement
@@ -216,6 +271,10 @@ def risks_of(
             ev = [e for e in ev if not _moved(e.text, e.file, facts)]
         if s.name == "api.signature":
             ev = [e for e in ev if not _keeps_callers_working(e.text, typed=language.get(e.file) != "Python")]
+        if s.name == "risk.memory":  # freeing the allocator's cache holds nothing: a sync, paid in speed
+            ev = [e for e in ev if not _FREES_CACHE.match(e.text)]
+        if s.name == "risk.refusal":
+            ev = [e for e in ev if not _refuses_a_new_setting(e.text, f.files)]
         if s.name == "deps.bump":  # a package's own version is its release, not a dependency
             ev = [e for e in ev if not e.text.startswith("version:")]
         if ev:
@@ -231,10 +290,9 @@ def risks_of(
     elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
         add("behaviour-change", "a code path users may run goes away", title_ev)
     elif f.kind == "fix":
-        rewritten = [fd for fd in code if fd.deletions and not changes_only_comments(fd)]
+        rewritten = [fd for fd in code if _fix_rewrites(fd)]
         if rewritten:
-            # the program the fix rewrites, before a run script that comes with it; a file it adds is new
-            biggest = max(rewritten, key=lambda fd: (is_program(fd), fd.changes))
+            biggest = max(rewritten, key=lambda fd: fd.changes)
             add(
                 "behaviour-change",
                 "a fix changes what the code does on the path it fixes",

@@ -9,6 +9,7 @@ definitions (symbols.py) and key/value lines (config_changes.py) share `Find` an
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -275,6 +276,8 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
         return False
     if _NOT_BEHAVIOUR.match(code) or _PARAMETER.match(code) or _ANNOTATION.match(code):
         return False
+    if language == "Python" and is_python_prose(code):
+        return False
     hash_comments = language in _HASH_COMMENT or language not in _SLASH_COMMENT
     quote = None
     i = 0
@@ -295,6 +298,26 @@ def in_program_code(line: str, offset: int, language: str | None) -> bool:
     return quote is None
 
 
+# Python has no statement with two names side by side but its keywords' ("is not", "import x as y");
+# `type` is a soft keyword from 3.12
+_KEYWORDS = frozenset(keyword.kwlist + keyword.softkwlist + ["type"])
+_NAME_BESIDE_NAME = re.compile(r"\b([A-Za-z_]\w*)[ \t]+(?=([A-Za-z_]\w*)\b)")
+# a quoted string, or one that runs on past the line
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|[\"'].*")
+
+
+def is_python_prose(line: str) -> bool:
+    """Whether a Python line is prose: outside its strings two names stand side by side, which no
+    statement allows ("This typed config replaces the old ..."), or a link stands outside them. A
+    docstring's middle, in a hunk that shows neither its opening nor its closing quotes, reads as code
+    otherwise."""
+    code = _QUOTED.sub('""', line).partition("#")[0]
+    if "://" in code:  # a link standing alone
+        return True
+    pairs = (m.groups() for m in _NAME_BESIDE_NAME.finditer(code))
+    return any(a not in _KEYWORDS and b not in _KEYWORDS for a, b in pairs)
+
+
 _CHANGED_LINE = re.compile(r"^[+-](.*)$", re.M)
 
 
@@ -307,6 +330,18 @@ def changes_only_comments(fd: FileDiff) -> bool:
 def first_code_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
     """The first line of the patch with one of `signs` that runs something (not blank, a comment or a
     docstring's prose); its group 1 is the line without its sign. Most patches answer at once."""
+    return next(_code_changes(fd, signs), None)
+
+
+def first_behaviour_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
+    """The first such line that does something: not an import, a log, print or metrics call, a string
+    standing alone (a message's next line, a quoted annotation), a list of names, a decorator, a
+    closing bracket or a bare `try:`. A fix that only rewords what it logs, or spells a type hint as a
+    string, changes nothing a run does."""
+    return next((m for m in _code_changes(fd, signs) if _does_something(m.group(1))), None)
+
+
+def _code_changes(fd: FileDiff, signs: str) -> Iterator[re.Match]:
     # a block comment's inner lines start "* ", where `*ptr = x` is code; a shebang says what runs
     marks = ("//", "/*", "*/", "* ") if fd.language in _SLASH_COMMENT else ("#",)
     for changed in _CHANGED_LINE.finditer(fd.patch or ""):
@@ -315,15 +350,42 @@ def first_code_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
             continue
         if text.startswith(marks) and not text.startswith("#!"):
             continue
-        if not (_in_docstring(fd, changed.start()) or _opens_docstring(fd, text)):
-            return changed
-    return None
+        if not (_in_docstring(fd, changed.start()) or _opens_docstring(fd, text) or _prose(fd, text)):
+            yield changed
+
+
+# a string literal opening a line: the rest of a message or a list of names, an annotation in quotes
+_STRING_LINE = re.compile(r"""[rRbBuUfF]{0,2}["']""")
+# names and commas alone: one line of a multi-line import, signature or argument list ("self,")
+_NAME_LIST = re.compile(r"[\w., ]*,\s*$")
+# a line that only frames others: a decorator or attribute (`#[derive(...)]`), a signature's closing
+# line, a bare try/else/finally, a module's logger
+_FRAME = re.compile(r"@|#\[|\)|(?:try|else|finally)\s*:|\w+\s*=\s*logging\.getLogger\(")
+_WORD = re.compile(r"\w")
+
+
+def _does_something(line: str) -> bool:
+    """(Of a line that is code, not a comment or prose.)"""
+    code = line.strip()
+    if code.startswith("assert "):  # names nothing a risk theme looks for, but stops the runs it fails
+        return True
+    return (
+        _WORD.search(code) is not None
+        and not _STRING_LINE.match(code)
+        and not _NAME_LIST.fullmatch(code)
+        and not _FRAME.match(code)
+        and not _NOT_BEHAVIOUR.match(code)
+    )
 
 
 def _opens_docstring(fd: FileDiff, text: str) -> bool:
     """A Python line that starts with a triple quote is a bare string (a docstring's first or last
     line): it runs nothing."""
     return fd.language == "Python" and text.lstrip("rRuU").startswith(('"""', "'''"))
+
+
+def _prose(fd: FileDiff, text: str) -> bool:
+    return fd.language == "Python" and is_python_prose(text)
 
 
 def _in_docstring(fd: FileDiff, local: int) -> bool:
