@@ -556,6 +556,11 @@ def test_ci_only_tiny_is_skip_and_larger_is_a_skim_for_ci():
     small = file(".github/workflows/e2e.yml", hunk(1, ["-  timeout: 10", "+  timeout: 20"]))
     a = analyze(record([small], title="[ci] fix: longer timeout"))
     assert (a.verdict, a.audience, a.audiences) == ("skip", "CI maintainers", ["ci"])
+    # a job that only goes is told by its title, however long it was; one that changes is a skim
+    cut = file(".github/workflows/e2e_ascend.yml", hunk(1, [f"-      - run: step {i}" for i in range(49)]))
+    assert analyze(record([cut], title="[ci] chore: delete redundant npu ci")).verdict == "skip"
+    grown = file(".github/workflows/e2e_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(49)]))
+    assert analyze(record([grown], title="[ci] chore: add npu ci")).verdict == "skim"
     risky = file(
         ".github/workflows/npu.yml",
         hunk(

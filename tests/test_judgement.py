@@ -326,7 +326,17 @@ def test_removal_end_to_end():
     small = file(
         "pkg/resume.py", hunk(1, [f"+def step_{i}(): return {i}" for i in range(300)]), status="added"
     )
-    assert analyze(record([big_gone, small], title="[trainer] feat: resume on abort")).signal("removal")
+    # a medium change of its own is what a removal rewires when the title says code goes; a rework
+    # titled as one is read for what it adds; a little glue is a removal's, whatever the title
+    assert analyze(record([big_gone, small], title="[trainer] feat: retire the legacy loop")).signal(
+        "removal"
+    )
+    rework = analyze(record([big_gone, small], title="[trainer] refactor: resume through the engine"))
+    assert not rework.signal("removal")
+    glue = file("pkg/resume.py", hunk(1, [f"+def step_{i}(): return {i}" for i in range(40)]), status="added")
+    assert analyze(record([big_gone, glue], title="[trainer] refactor: resume through the engine")).signal(
+        "removal"
+    )
 
 
 def test_move_end_to_end():

@@ -18,6 +18,7 @@ description, and says so in `truncated`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -65,6 +66,10 @@ _ONLY_SIGNALS = {
 }
 # A PR that deletes this many times what it adds is a removal: its deleted lines need no close reading.
 _REMOVAL_RATIO = 3
+# a title that says code goes: remove, retire, delete, drop, deprecate, clean up, migrate out, prune
+_SAYS_REMOVAL = re.compile(
+    r"\b(?:remov|retir|delet|drop|deprecat|clean|migrat|prun|purg|unused|dead|obsolete)", re.I
+)
 
 
 @dataclass
@@ -222,14 +227,23 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         read_lines=sum(READ_COST.get(r, 1.0) * v for r, v in roles.items()),
         code_lines=roles.get("code", 0) + roles.get("notebook", 0),
         testable_lines=testable,
-        # what a removal adds rewires what is left, unless it is a large change of its own
-        removal=deleted >= _REMOVAL_RATIO * max(added, 1)
-        and deleted >= conv.threshold("medium_lines", 80)
-        and added_code < conv.threshold("large_lines", 500),
+        removal=_is_removal(added, deleted, added_code, pr.title, conv),
         moved=_moved_code(readable, conv),
         dominant_area=dominant,
         size_label=f"{churn} changed lines in {len(files)} files",
     )
+
+
+def _is_removal(added: int, deleted: int, added_code: int, title: str, conv: Conventions) -> bool:
+    """Whether a PR is read as a removal: it deletes far more than it adds, and what it adds only
+    rewires what is left. A little added code does; so does more, under a title that says code goes
+    ("retire spmd mode", "remove the sampler"), unless it is a large change of its own. A rework
+    titled as one ("refactor to use the new APIs") that adds a medium change is read for what it adds."""
+    if deleted < _REMOVAL_RATIO * max(added, 1) or deleted < conv.threshold("medium_lines", 80):
+        return False
+    if added_code < conv.threshold("medium_lines", 80):
+        return True
+    return bool(_SAYS_REMOVAL.search(title)) and added_code < conv.threshold("large_lines", 500)
 
 
 def _moved_code(files: list[FileDiff], conv: Conventions) -> float:

@@ -112,6 +112,11 @@ def _skip_if_tiny(f: Facts, c: Conventions) -> str:
     return "skip" if _tiny(f, c) else "skim"
 
 
+def _skip_if_tiny_or_cut(f: Facts, c: Conventions) -> str:
+    # a job or a page that only goes (a redundant workflow, an outdated guide) is told by its title
+    return "skip" if _tiny(f, c) or not any(fd.additions for fd in f.files) else "skim"
+
+
 def _deps_verdict(f: Facts, c: Conventions) -> str:
     # a small pin or bump is read in its title, unless it closes a security hole
     if f.churn <= c.threshold("medium_lines", 80) and not f.has("risk.security"):
@@ -164,9 +169,9 @@ VERDICT_RULES: list[Rule] = [
          "only generated, vendored or binary files"),
     # docs, CI and tests are never a deep read: at most a skim for their maintainers; a risk they carry
     # (an unpinned download, a secret on a command line) is flagged, not read closely
-    Rule("docs only",    _only("docs"),                                _skip_if_tiny,      "docs",
+    Rule("docs only",    _only("docs"),                                _skip_if_tiny_or_cut, "docs",
          "docs-only change"),
-    Rule("CI only",      _only("ci"),                                  _skip_if_tiny,      "ci",
+    Rule("CI only",      _only("ci"),                                  _skip_if_tiny_or_cut, "ci",
          "CI-only change"),
     Rule("dependencies only", _only("build", "generated"),             _deps_verdict,      "build",
          "build/dependency-only change"),
