@@ -40,7 +40,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         _n(
             "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock asyncio "
             "mutex multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
-            "create_task Mutex RwLock Arc AtomicBool AtomicUsize"
+            "run_in_executor to_thread create_task Mutex RwLock Arc AtomicBool AtomicUsize"
         )
         + _n("atomic", "w")  # not `walk_non_atomic_type`
         + _n("socket.socket( thread::spawn tokio::spawn", "s"),
@@ -402,7 +402,14 @@ _DEFUSED = {
     "yaml.load(": ("SafeLoader",),
     "multiprocessing": ("cpu_count",),
     "threading": ("current_thread", "main_thread", "get_ident"),
-    "asyncio": ("iscoroutinefunction", "iscoroutine(", "except "),
+    # asking for the loop, or whether something is a coroutine, runs nothing; catching its errors neither
+    "asyncio": (
+        "iscoroutinefunction",
+        "iscoroutine(",
+        "except ",
+        "= asyncio.get_running_loop()",
+        "= asyncio.get_event_loop()",
+    ),
     "pin_memory": ("pin_memory=False",),
 }
 # Integer bookkeeping: counts, lengths and positions in an integer dtype, or summed up into offsets
