@@ -1544,6 +1544,18 @@ def test_a_fix_that_only_rewords_a_log_quotes_a_hint_or_edits_an_example_changes
         name="pkg/tools.py",
     )
     assert change(fix(rewritten)).evidence[0].text == "tools = json.loads(tools)"
+    # nor a parameter the signature gains: what the body does with it is the change
+    param = py(
+        [
+            "         worker_names=None,",
+            "+        offload_param: bool = True,",
+            "     ):",
+            "-        self.offload = True",
+            "+        self.offload = offload_param",
+        ],
+        name="pkg/sharding.py",
+    )
+    assert change(fix(param)).evidence[0].text == "self.offload = offload_param"
 
 
 def test_a_docstring_middle_that_the_hunk_shows_no_quotes_of_is_prose():
@@ -1566,6 +1578,7 @@ def test_a_docstring_middle_that_the_hunk_shows_no_quotes_of_is_prose():
                  "match cmd:", "raise X from e", "x = 'hello world'  # two words", "with open(p) as f:"):  # fmt: skip
         assert not is_python_prose(line), line
     assert is_python_prose("This typed config replaces the old dict-based approach and provides:")
+    assert is_python_prose("loss_agg_mode: (str) see `agg_loss`")
 
 
 def test_a_breaking_change_is_one_the_author_says_this_pr_makes():

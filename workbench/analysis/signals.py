@@ -308,11 +308,11 @@ _QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|[\"'].*")
 
 def is_python_prose(line: str) -> bool:
     """Whether a Python line is prose: outside its strings two names stand side by side, which no
-    statement allows ("This typed config replaces the old ..."), or a link stands outside them. A
-    docstring's middle, in a hunk that shows neither its opening nor its closing quotes, reads as code
-    otherwise."""
+    statement allows ("This typed config replaces the old ..."), or a link or a backtick stands
+    outside them. A docstring's middle, in a hunk that shows neither its opening nor its closing
+    quotes, reads as code otherwise."""
     code = _QUOTED.sub('""', line).partition("#")[0]
-    if "://" in code:  # a link standing alone
+    if "://" in code or "`" in code:  # a link, or a name in backticks: no Python 3 statement has either
         return True
     pairs = (m.groups() for m in _NAME_BESIDE_NAME.finditer(code))
     return any(a not in _KEYWORDS and b not in _KEYWORDS for a, b in pairs)
@@ -335,9 +335,9 @@ def first_code_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
 
 def first_behaviour_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
     """The first such line that does something: not an import, a log, print or metrics call, a string
-    standing alone (a message's next line, a quoted annotation), a list of names, a decorator, a
-    closing bracket or a bare `try:`. A fix that only rewords what it logs, or spells a type hint as a
-    string, changes nothing a run does."""
+    standing alone (a message's next line, a quoted annotation), a list of names, a parameter of a
+    signature, a decorator, a closing bracket or a bare `try:`. A fix that only rewords what it logs,
+    or spells a type hint as a string, changes nothing a run does."""
     return next((m for m in _code_changes(fd, signs) if _does_something(m.group(1))), None)
 
 
@@ -375,6 +375,7 @@ def _does_something(line: str) -> bool:
         and not _NAME_LIST.fullmatch(code)
         and not _FRAME.match(code)
         and not _NOT_BEHAVIOUR.match(code)
+        and not _PARAMETER.match(code)
     )
 
 
