@@ -167,14 +167,6 @@ def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
     return any(name in syms for f, syms in facts.file_symbols.items() if f != file)
 
 
-def _rewritten(fd: FileDiff) -> Evidence:
-    """Where a fix rewrites `fd`: the first line it writes anew; a file that only lost lines, its counts."""
-    line = first_behaviour_change(fd, signs="+")
-    if line is None:
-        return Evidence(fd.filename, None, f"code: +{fd.additions}/-{fd.deletions}")
-    return Evidence(fd.filename, new_line_at(fd.patch, line.start()), line.group(1).strip()[:200])
-
-
 # a call that hands the allocator's cached blocks back (`torch.cuda.empty_cache()`, a helper around it)
 _FREES_CACHE = re.compile(r"[\w.()]*empty_cache\([^)]*\)\s*$")
 # a setting's or parameter's name in an error message: snake_case, with one underscore at least
@@ -218,14 +210,20 @@ def _declares(fd: FileDiff, added_line: str, name: str) -> bool:
     return fd.language == "YAML" or "=" in code
 
 
-def _fix_rewrites(fd: FileDiff) -> bool:
-    """Whether a fix rewrites program code in `fd`: takes out a line of code and writes one that does
-    something (or writes nothing). Not a run script's arguments (an example, not what users' runs do),
-    nor a line that only logs, quotes or imports written in its place (a message reworded, a type hint
-    put in quotes), nor code added beside a reworded docstring."""
+def _fix_rewrite(fd: FileDiff) -> Evidence | None:
+    """Where a fix rewrites program code in `fd`: it takes out a line of code and writes one that does
+    something (the first such line is shown) or writes nothing (its counts are). Not a run script's
+    arguments (an example, not what users' runs do), nor a line that only logs, quotes or imports
+    written in its place (a message reworded, a type hint put in quotes), nor code added beside a
+    reworded docstring. None where it rewrites nothing."""
     if not is_program(fd) or first_code_change(fd, signs="-") is None:
-        return False
-    return not fd.additions or first_behaviour_change(fd, signs="+") is not None
+        return None
+    if not fd.additions:
+        return Evidence(fd.filename, None, f"code: +0/-{fd.deletions}")
+    line = first_behaviour_change(fd, signs="+")
+    if line is None:
+        return None
+    return Evidence(fd.filename, new_line_at(fd.patch, line.start()), line.group(1).strip()[:200])
 
 
 # `return`, `continue` or `break` standing as an added statement
@@ -290,13 +288,13 @@ def risks_of(
     elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
         add("behaviour-change", "a code path users may run goes away", title_ev)
     elif f.kind == "fix":
-        rewritten = [fd for fd in code if _fix_rewrites(fd)]
-        if rewritten:
-            biggest = max(rewritten, key=lambda fd: fd.changes)
+        rewrites = {fd: ev for fd in code if (ev := _fix_rewrite(fd))}
+        if rewrites:
+            biggest = max(rewrites, key=lambda fd: fd.changes)
             add(
                 "behaviour-change",
                 "a fix changes what the code does on the path it fixes",
-                [_rewritten(biggest)],
+                [rewrites[biggest]],
             )
         elif exits := _early_exits(code):
             add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)

@@ -318,7 +318,8 @@ def is_python_prose(line: str) -> bool:
     return any(a not in _KEYWORDS and b not in _KEYWORDS for a, b in pairs)
 
 
-_CHANGED_LINE = re.compile(r"^[+-](.*)$", re.M)
+# the lines a patch adds, removes, or both; group 1 is the line without its sign
+_CHANGED_LINES = {signs: re.compile(rf"^[{re.escape(signs)}](.*)$", re.M) for signs in ("+-", "+", "-")}
 
 
 def changes_only_comments(fd: FileDiff) -> bool:
@@ -344,9 +345,9 @@ def first_behaviour_change(fd: FileDiff, signs: str = "+-") -> re.Match | None:
 def _code_changes(fd: FileDiff, signs: str) -> Iterator[re.Match]:
     # a block comment's inner lines start "* ", where `*ptr = x` is code; a shebang says what runs
     marks = ("//", "/*", "*/", "* ") if fd.language in _SLASH_COMMENT else ("#",)
-    for changed in _CHANGED_LINE.finditer(fd.patch or ""):
+    for changed in _CHANGED_LINES[signs].finditer(fd.patch or ""):
         text = changed.group(1).strip()
-        if fd.patch[changed.start()] not in signs or not text or text == "*":
+        if not text or text == "*":
             continue
         if text.startswith(marks) and not text.startswith("#!"):
             continue
