@@ -112,6 +112,32 @@ def test_parse_file_hunks_and_line_numbers():
     assert d["hunks"][0]["lines"][2]["new_no"] == 11
 
 
+def test_a_last_line_written_back_only_to_end_the_file_is_unchanged():
+    patch = (
+        "@@ -70,3 +70,6 @@ tool_config:\n"
+        "     stack_depth: 32\n"
+        " \n"
+        "-    name: torch_memory\n"
+        "\\ No newline at end of file\n"
+        "+    name: torch_memory\n"
+        "+\n"
+        "+  precision_debugger:\n"
+        "+    name: precision_debugger"
+    )
+    fd = parse_file({"filename": "pkg/config/profiler.yaml", "patch": patch, "additions": 4, "deletions": 1})
+    h = fd.hunks[0]
+    assert [(ln.kind, ln.old_no, ln.new_no) for ln in h.lines[:3]] == [
+        (" ", 70, 70),
+        (" ", 71, 71),
+        (" ", 72, 72),
+    ]
+    assert [ln.text for ln in h.added] == ["", "  precision_debugger:", "    name: precision_debugger"]
+    # a last line that did change keeps its removal and its addition
+    changed = patch.replace("+    name: torch_memory", "+    name: torch_mem")
+    g = parse_file({"filename": "pkg/config/profiler.yaml", "patch": changed, "additions": 4, "deletions": 1})
+    assert [ln.text for ln in g.hunks[0].removed] == ["    name: torch_memory"]
+
+
 def test_none_and_empty_patch_are_represented():
     none = parse_file({"filename": "a.py", "additions": 3, "deletions": 1, "patch": None})
     assert none.patch_missing and "no_patch" in none.flags and none.hunks == []

@@ -384,6 +384,9 @@ class FileDiff:
         }
 
 
+# A last line taken out and written back the same, to end the file with a newline: it is unchanged
+# (else a file that gains lines at its end shows its old last line as code removed and re-added).
+_NEWLINE_ADDED = re.compile(r"^-(.*)\n\\ No newline at end of file\n\+\1(?:\n|$)", re.M)
 # A line that no unified-diff hunk body may start with: anything but ' ', '+', '-', '\', '@' or empty.
 # Anchored on a literal newline (not ^ with re.M) so the engine jumps from newline to newline at C speed.
 _ODD_LINE = re.compile(r"\n[^ +\-\\@\n]")
@@ -425,6 +428,8 @@ def parse_file(file: dict[str, Any], role_of: Callable[[str], str] | None = None
             patch = patch.replace("\r\n", "\n")
         if "\ufffd" in patch:
             flags.append("replacement_chars")
+        if "\\ No newline" in patch:
+            patch = _NEWLINE_ADDED.sub(r" \1\n", patch)
         # more lines than characters is impossible: count them only in a patch long enough to be large
         if len(patch) >= LARGE_PATCH_LINES and patch.count("\n") + 1 > LARGE_PATCH_LINES:
             flags.append("large")
