@@ -1717,6 +1717,21 @@ def test_versions_a_dockerfile_pins_in_its_pip_commands_are_dependency_changes()
         "docker/Dockerfile.vllm", hunk(3, ["-# vllm==0.11.0 is broken", "+RUN pip install vllm==0.11.0"])
     )
     assert not analyze(record([same], title="[env] chore: tidy")).signal("deps.bump")
+    # a post release or a local build of the same release changes packaging, not what callers meet
+    for old, new in (("2.7.1", "2.7.1.post2"), ("2.6.0", "2.6.0+cu124")):
+        rebuilt = file(
+            "docker/Dockerfile.ascend",
+            hunk(37, [f"-RUN pip install torch_npu=={old}", f"+RUN pip install torch_npu=={new}"]),
+        )
+        a = analyze(record([rebuilt], title="[ci] chore: set torch-npu in the ascend image"))
+        assert a.signal("deps.bump") and "compatibility" not in kinds(a), new
+    newer = file(
+        "docker/Dockerfile.ascend",
+        hunk(37, ["-RUN pip install torch_npu==2.7.1", "+RUN pip install torch_npu==2.7.2"]),
+    )
+    assert "compatibility" in kinds(
+        analyze(record([newer], title="[ci] chore: set torch-npu in the ascend image"))
+    )
 
 
 def test_new_hints_or_another_spelling_of_a_type_change_no_call():

@@ -167,6 +167,9 @@ def _moved(evidence_text: str, file: str | None, facts: CodeFacts) -> bool:
     return any(name in syms for f, syms in facts.file_symbols.items() if f != file)
 
 
+# the same release rebuilt: a post release or a local build of it (`torch_npu: 2.7.1 -> 2.7.1.post2`,
+# `torch: 2.6.0 -> 2.6.0+cu124`) changes packaging, not the API a caller meets
+_REBUILD = re.compile(r": ([\w.]+) -> \1(?:\.post\d+|\+[\w.]+)$")
 # a call that hands the allocator's cached blocks back (`torch.cuda.empty_cache()`, a helper around it)
 _FREES_CACHE = re.compile(r"[\w.()]*empty_cache\([^)]*\)\s*$")
 # a setting's or parameter's name in an error message: snake_case, with one underscore at least
@@ -274,7 +277,7 @@ def risks_of(
         if s.name == "risk.refusal":
             ev = [e for e in ev if not _refuses_a_new_setting(e.text, f.files)]
         if s.name == "deps.bump":  # a package's own version is its release, not a dependency
-            ev = [e for e in ev if not e.text.startswith("version:")]
+            ev = [e for e in ev if not e.text.startswith("version:") and not _REBUILD.search(e.text)]
         if ev:
             add(kind, why, ev)
     title_ev = [Evidence(None, None, title)] if title else []
