@@ -1944,6 +1944,49 @@ def test_handing_the_allocators_cache_back_is_no_memory_risk_but_still_worth_att
         assert "memory" in kinds(analysed(line)), line
 
 
+def test_a_new_entry_in_the_projects_registries_is_a_close_read():
+    verl = load_conventions("verl-project/verl")
+    loss = [
+        '+@register_policy_loss("dppo_tv")',
+        "+def compute_policy_loss_dppo_tv(old_log_prob, log_prob, advantages, response_mask, config=None):",
+        "+    ratio = torch.exp(log_prob - old_log_prob)",
+        *[f"+    term_{i} = advantages * {i}" for i in range(60)],
+    ]
+    title = "[algo] feat: add DPPO with binary TV"
+    body = "DPPO replaces ratio clipping with a binary trust-region mask."
+    a = analyze(
+        record([py(loss, name="verl/trainer/ppo/core_algos.py")], title=title, body=body), conventions=verl
+    )
+    assert a.signal("api.registered").evidence[0].text == 'register_policy_loss("dppo_tv")'
+    assert a.verdict == "deep"
+    # the same loss, not registered (a helper), is a skim
+    helper = [line for line in loss if "register_policy_loss" not in line]
+    c = analyze(
+        record([py(helper, name="verl/trainer/ppo/core_algos.py")], title=title, body=body), conventions=verl
+    )
+    assert c.verdict == "skim"
+    # a project that names no registries reads the same code for its size and risks alone
+    assert not analyze(record([py(loss, name="pkg/core_algos.py")], title=title)).signal("api.registered")
+    # a registration re-wrapped over lines, or moved between files, adds no entry
+    rewrapped = py(
+        [
+            "-@register_adv_est(AdvantageEstimator.GRPO)",
+            "+@register_adv_est(",
+            "+    AdvantageEstimator.GRPO",
+            "+)",
+        ],
+        name="verl/trainer/ppo/core_algos.py",
+    )
+    moved_out = py(
+        ['-@register_policy_loss("gpg")', "-def compute_gpg(x):"], name="verl/trainer/ppo/core_algos.py"
+    )
+    moved_in = py(
+        ['+@register_policy_loss("gpg")', "+def compute_gpg(x):"], name="verl/trainer/ppo/losses.py"
+    )
+    b = analyze(record([rewrapped, moved_out, moved_in], title="[algo] refactor: tidy"), conventions=verl)
+    assert not b.signal("api.registered")
+
+
 def test_a_tensor_made_in_full_precision_is_no_numerics_but_one_in_low_precision_is():
     def numerics(line):
         return "numerics" in kinds(analyze(record([py(["-        x = 1", f"+        {line}"])])))

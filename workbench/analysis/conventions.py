@@ -64,6 +64,9 @@ class Conventions:
     drop_headings: list[str] = field(default_factory=list)
     drop_phrases: list[str] = field(default_factory=list)
     tag_aliases: dict[str, str] = field(default_factory=dict)
+    # the project's registration decorators or calls (`register_policy_loss`): a new entry adds an
+    # algorithm, a backend or a plugin that its readers study
+    registries: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # which files were read, for the record
     _compiled: list[tuple[re.Pattern[str], str]] = field(default_factory=list, repr=False)
     _area_cache: dict[str, str] = field(default_factory=dict, repr=False)
@@ -247,6 +250,7 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
             drop_headings=[str(h).lower() for h in template.get("drop_headings", [])],
             drop_phrases=[str(p) for p in template.get("drop_phrases", [])],
             tag_aliases={str(k).lower(): str(v).lower() for k, v in (d.get("tag_aliases") or {}).items()},
+            registries=[str(r) for r in d.get("registries", [])],
             sources=sources,
         )
     except (TypeError, ValueError) as e:

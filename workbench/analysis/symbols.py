@@ -144,6 +144,42 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     return sigs
 
 
+def scan_registrations(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """New entries in the project's registries (`conv.registries`): `@register_policy_loss("dppo_tv")`
+    on an added line, with no removed line of the PR registering the same name (a registration moved or
+    re-wrapped is none). A new policy loss, a new backend: the design its readers study first."""
+    if not conv.registries:
+        return []
+    call = _registration(tuple(conv.registries))
+    added: list[tuple[FileDiff, int, str]] = []
+    removed: set[str] = set()
+    for fd in files:
+        if fd.role != "code" or not fd.patch or not any(r in fd.patch for r in conv.registries):
+            continue
+        for m in call.finditer(fd.patch):
+            entry = f"{m.group('registry')}({_squeezed(m.group('args'))})"
+            if m.group("sign") == "-":
+                removed.add(entry)
+            else:
+                added.append((fd, m.start(), entry))
+    finds: list[Find] = [
+        (fd.filename, fd.patch, at, entry) for fd, at, entry in added if entry not in removed
+    ]
+    return counted_signals("api.registered", "registers a new algorithm or backend", finds, conv)
+
+
+@lru_cache(maxsize=8)
+def _registration(registries: tuple[str, ...]) -> re.Pattern[str]:
+    names = "|".join(map(re.escape, registries))
+    # the arguments may run over lines: `[^)]` crosses them
+    return re.compile(rf"^(?P<sign>[+-])[ \t]*@?(?P<registry>{names})\((?P<args>[^)]*)\)", re.M)
+
+
+def _squeezed(args: str) -> str:
+    """The arguments without blanks, and without the signs of the lines they run over."""
+    return re.sub(r"\n[+\- ]|\s", "", args)
+
+
 # A type the PR adds is the design a reader studies; its methods are how it works. The type leads them.
 _NEW_TYPE_BONUS = 0.25
 _TYPE_KEYWORD = re.compile(r"\b(?:class|struct|enum|trait|interface)\b")
