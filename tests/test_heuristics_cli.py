@@ -68,6 +68,9 @@ def test_bad_conventions_files(tmp_path):
     bad.write_text('[[areas]]\nglob = "x/**"\n')
     with pytest.raises(WorkbenchError, match="needs both"):
         load_conventions("a/b", bad)
+    bad.write_text('[[audience_rules]]\nword = "npu"\ntag = "npu"\naudience = "ascend-npu"\n')
+    with pytest.raises(WorkbenchError, match="one of 'glob', 'tag' or 'word'"):
+        load_conventions("a/b", bad)
 
 
 @pytest.mark.parametrize(

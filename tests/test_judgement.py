@@ -415,6 +415,25 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     assert c.key_files[0].filename == "pkg/engine/megatron.py"
 
 
+def test_a_platform_the_title_names_is_read_by_its_users():
+    verl = load_conventions("verl-project/verl")
+    patch = py(["+import torch_npu", "+torch_npu._C._set_nested_guard(False)"], name="verl/__init__.py")
+
+    def audiences(title):
+        return analyze(record([patch], title=title), conventions=verl).audiences
+
+    # a hardware workaround touching a top-level file was read by "everyone"
+    assert audiences("[hardware] fix: workaround for torch-npu's nested tensors")[0] == "ascend-npu"
+    # after the module the author tags
+    assert audiences("[megatron] fix: attention mask shape for VLM on Ascend NPU")[:2] == [
+        "engine-megatron",
+        "ascend-npu",
+    ]
+    assert "amd-rocm" in audiences("[vllm] fix: preserve ROCm attention cache for CUDA graphs")
+    # a word inside another word names nothing
+    assert "ascend-npu" not in audiences("[trainer] fix: sort the inputs by npus_per_node")
+
+
 def test_every_pr_gets_an_audience_with_default_conventions():
     conv = load_conventions("someone/else")
     for rec in (

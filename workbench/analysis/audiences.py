@@ -14,8 +14,8 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title
     """Who should read it, most concerned first; never empty.
 
     The rule's role area first (a CI-only change is for CI maintainers), then the title's tags (the
-    author's own naming of the module), then the audiences of the files by changed lines; "everyone"
-    for a breaking change and when nothing narrower applies."""
+    author's own naming of the module) and the words it names a platform with, then the audiences of
+    the files by changed lines; "everyone" for a breaking change and when nothing narrower applies."""
     names: list[str] = []
 
     def add(name: str | None) -> None:
@@ -45,6 +45,9 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title
                 later.append(name)
             else:
                 add(name)
+    # a platform the title names ("... on Ascend NPU") is read by its users, after the tagged modules
+    for name in conv.audiences_of_words(title):
+        add(name)
     votes: dict[str, float] = {}
     votes_after_code: dict[str, float] = {}
     # A test is read by whoever owns the code it tests: beside code, test maintainers (the role area

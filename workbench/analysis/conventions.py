@@ -76,13 +76,16 @@ class Conventions:
         self._compiled = [(glob_to_regex(g), a) for g, a in self.areas]
         self._compiled_roles = [(glob_to_regex(g), r) for g, r in self.roles]
         self._audience_paths = [
-            (glob_to_regex(g), a) for g, a in self.audience_rules if not g.startswith("tag:")
+            (glob_to_regex(g), a) for g, a in self.audience_rules if not g.startswith(("tag:", "word:"))
         ]
         self._audience_cache: dict[str, list[str]] = {}
         self._audience_tags: dict[str, list[str]] = {}
+        self._audience_words: list[tuple[re.Pattern[str], str]] = []
         for g, a in self.audience_rules:
             if g.startswith("tag:"):
                 self._audience_tags.setdefault(g[4:].lower(), []).append(a)
+            elif g.startswith("word:"):  # `torch-npu` holds the word "npu"; `npus` does not
+                self._audience_words.append((re.compile(rf"\b{re.escape(g[5:])}\b", re.I), a))
         self._drop_phrases_lower = [p.lower() for p in self.drop_phrases]
         self._bots = {b.lower() for b in self.bots}
         # describe.strip_template's memory of the template sections it cleaned: they repeat in every
@@ -141,6 +144,10 @@ class Conventions:
 
     def audiences_of_tag(self, tag: str) -> list[str]:
         return self._audience_tags.get(tag.lower(), [])
+
+    def audiences_of_words(self, title: str) -> list[str]:
+        """The audiences a title's words name (a platform: "... on Ascend NPU"), in rule order."""
+        return [a for pattern, a in self._audience_words if pattern.search(title)]
 
     def audience_text(self, name: str) -> str:
         """How a brief names an audience: the vocabulary's words, else the maintainers of the area or tag
@@ -204,11 +211,12 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conventions:
     audience_rules = []
     for rule in d.get("audience_rules", []):
-        if not isinstance(rule, dict) or "audience" not in rule or ("glob" in rule) == ("tag" in rule):
+        kinds = [k for k in ("glob", "tag", "word") if k in rule] if isinstance(rule, dict) else []
+        if not isinstance(rule, dict) or "audience" not in rule or len(kinds) != 1:
             raise WorkbenchError(
-                f"conventions: audience rule {rule!r} needs 'audience' and one of 'glob' or 'tag'"
+                f"conventions: audience rule {rule!r} needs 'audience' and one of 'glob', 'tag' or 'word'"
             )
-        where = str(rule["glob"]) if "glob" in rule else "tag:" + str(rule["tag"])
+        where = str(rule["glob"]) if kinds == ["glob"] else f"{kinds[0]}:{rule[kinds[0]]}"
         audience_rules.append((where, str(rule["audience"])))
     areas = []
     for rule in d.get("areas", []):
