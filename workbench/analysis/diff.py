@@ -384,9 +384,24 @@ class FileDiff:
         }
 
 
-# A last line taken out and written back the same, to end the file with a newline: it is unchanged
-# (else a file that gains lines at its end shows its old last line as code removed and re-added).
-_NEWLINE_ADDED = re.compile(r"^-(.*)\n\\ No newline at end of file\n\+\1(?:\n|$)", re.M)
+_NO_NEWLINE = "\n\\ No newline at end of file\n"
+_NEWLINE_ADDED = re.compile(r"-(.*)\n\\ No newline at end of file\n\+\1(?:\n|$)")
+
+
+def _newline_only_as_context(patch: str) -> str:
+    """A last line taken out and written back the same, to end the file with a newline, is unchanged:
+    it becomes context (else a file that gains lines at its end shows its old last line as code removed
+    and re-added). Looked for only where the marker stands, which follows the line it is about."""
+    at = patch.find(_NO_NEWLINE)
+    while at >= 0:
+        start = patch.rfind("\n", 0, at) + 1
+        m = _NEWLINE_ADDED.match(patch, start)
+        if m:  # the marker goes with the line: look on from the line
+            patch = f"{patch[:start]} {m.group(1)}\n{patch[m.end() :]}"
+        at = patch.find(_NO_NEWLINE, start if m else at + 1)
+    return patch
+
+
 # A line that no unified-diff hunk body may start with: anything but ' ', '+', '-', '\', '@' or empty.
 # Anchored on a literal newline (not ^ with re.M) so the engine jumps from newline to newline at C speed.
 _ODD_LINE = re.compile(r"\n[^ +\-\\@\n]")
@@ -428,8 +443,8 @@ def parse_file(file: dict[str, Any], role_of: Callable[[str], str] | None = None
             patch = patch.replace("\r\n", "\n")
         if "\ufffd" in patch:
             flags.append("replacement_chars")
-        if "\\ No newline" in patch:
-            patch = _NEWLINE_ADDED.sub(r" \1\n", patch)
+        if _NO_NEWLINE in patch:
+            patch = _newline_only_as_context(patch)
         # more lines than characters is impossible: count them only in a patch long enough to be large
         if len(patch) >= LARGE_PATCH_LINES and patch.count("\n") + 1 > LARGE_PATCH_LINES:
             flags.append("large")
