@@ -2,6 +2,9 @@
 
 eval     `workbench eval` of ../shared/labels/verl-expert-labels.csv against the cache: verdict
          agreement, audience, key files, risk precision/recall, reverts (goals of issue #10);
+second   the same against benchmarks/labels/verl-second-review-108.csv (PRs the rules were not
+         written against), and how far a second reviewer agrees with the expert on 24 of the
+         expert's PRs (benchmarks/labels/README.md);
 history  the verdict distribution over every PR of the cache (deep should be a minority);
 speed    analysing every PR cold vs reading the same records from the cache (`Store.pr`), side by
          side (goal: at most 3x).
@@ -28,6 +31,8 @@ from workbench.evaluation import format_evaluation, parse_labels_csv  # noqa: E4
 from workbench.store import Store  # noqa: E402
 
 LABELS = ROOT.parent / "shared" / "labels" / "verl-expert-labels.csv"
+SECOND_REVIEW = ROOT / "benchmarks" / "labels" / "verl-second-review-108.csv"
+SECOND_OF_EXPERT = ROOT / "benchmarks" / "labels" / "verl-second-review-of-expert-24.csv"
 REPO = "verl-project/verl"
 
 
@@ -56,6 +61,7 @@ def main() -> dict:
         }
     else:
         print(f"  eval skipped: {LABELS} is absent")
+    out["second"] = _second_review(store, conv)
     numbers = [int(n) for n in store.prs(REPO)["number"]]
     known = store.known_prs(REPO)
     t0 = time.perf_counter()
@@ -75,6 +81,37 @@ def main() -> dict:
     out["history"] = dict(verdicts)
     out["speed"] = {"analyze_ms": cold * 1e3 / n, "store_pr_ms": read * 1e3 / n, "ratio": ratio}
     return out
+
+
+def _second_review(store: Store, conv) -> dict:
+    """The heuristics against the second reviewers' 108 PRs, and the second reviewers against the
+    expert on 24 of the expert's PRs: how far two careful readers agree."""
+    ev = run_evaluation(parse_labels_csv(SECOND_REVIEW.read_text()), store, REPO, conv)
+    t = ev.risk_total
+    print(
+        f"  second review, {ev.analysed} PRs the rules were not written against: verdict {ev.verdict}, audience matching {ev.audience_match}, key file in top 3 "
+        f"{ev.key_file_top3}, risks precision {_pct(t.precision)} recall {_pct(t.recall)}"
+    )
+    out = {"verdict": ev.verdict.value, "risk_precision": t.precision, "risk_recall": t.recall}
+    if LABELS.is_file():
+        expert = {label.number: label for label in parse_labels_csv(LABELS.read_text())}
+        second = parse_labels_csv(SECOND_OF_EXPERT.read_text())
+        same = sum(label.verdict == expert[label.number].verdict for label in second)
+        tp = fp = fn = 0
+        for label in second:
+            theirs, ours = set(expert[label.number].risks or []), set(label.risks or [])
+            tp, fp, fn = tp + len(ours & theirs), fp + len(ours - theirs), fn + len(theirs - ours)
+        print(
+            f"  a second reviewer vs the expert, {len(second)} of the expert's PRs: verdict {same}/"
+            f"{len(second)} = {same / len(second):.0%}, risks precision {_pct(tp / (tp + fp))} recall "
+            f"{_pct(tp / (tp + fn))} (the expert taken as right)"
+        )
+        out["second_vs_expert_verdict"] = same / len(second)
+    return out
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.0%}"
 
 
 if __name__ == "__main__":
