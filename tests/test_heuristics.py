@@ -561,6 +561,12 @@ def test_ci_only_tiny_is_skip_and_larger_is_a_skim_for_ci():
     assert analyze(record([cut], title="[ci] chore: delete redundant npu ci")).verdict == "skip"
     grown = file(".github/workflows/e2e_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(49)]))
     assert analyze(record([grown], title="[ci] chore: add npu ci")).verdict == "skim"
+    dead = file(
+        "tests/special_e2e/run_fsdp_vllm.py",
+        hunk(1, [f"-    step({i})" for i in range(60)]),
+        status="removed",
+    )
+    assert analyze(record([dead], title="[ci] fix: remove spmd test")).verdict == "skip"
     risky = file(
         ".github/workflows/npu.yml",
         hunk(

@@ -108,12 +108,9 @@ def _deep_if_strong(f: Facts, c: Conventions) -> str:
     return "deep" if f.score >= _deep_bar(f, c) else "skim"
 
 
-def _skip_if_tiny(f: Facts, c: Conventions) -> str:
-    return "skip" if _tiny(f, c) else "skim"
-
-
 def _skip_if_tiny_or_cut(f: Facts, c: Conventions) -> str:
-    # a job or a page that only goes (a redundant workflow, an outdated guide) is told by its title
+    # a job, a page or a test that only goes (a redundant workflow, an outdated guide, a dead script) is
+    # told by its title
     return "skip" if _tiny(f, c) or not any(fd.additions for fd in f.files) else "skim"
 
 
@@ -177,7 +174,7 @@ VERDICT_RULES: list[Rule] = [
          "build/dependency-only change"),
     Rule("revert",       lambda f, c: f.revert,                        _revert_verdict,    None,
          "revert of earlier work"),
-    Rule("tests only",   _only("test"),                                _skip_if_tiny,      "tests",
+    Rule("tests only",   _only("test"),                                _skip_if_tiny_or_cut, "tests",
          "tests-only change"),
     # a removal's size and its removed functions say how much goes, not how much there is to read
     Rule("removal",      lambda f, c: f.removal,                       _always("skim"),    None,
