@@ -187,8 +187,8 @@ def _refuses_a_new_setting(message: str, files: list[FileDiff]) -> bool:
 
 
 def _age(name: str, files: list[FileDiff]) -> str:
-    """ "old" when a line the PR keeps or removes holds `name`, "new" when only lines it adds do and
-    one declares it, "" otherwise."""
+    """How old `name` is, as the PR shows it: "old" when a line the PR keeps or removes holds it, "new"
+    when only lines it adds do and one of them declares it, "" otherwise."""
     declared = False
     for fd in files:
         patch = fd.patch or ""
@@ -291,14 +291,10 @@ def risks_of(
     elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
         add("behaviour-change", "a code path users may run goes away", title_ev)
     elif f.kind == "fix":
-        rewrites = {fd: ev for fd in code if (ev := _fix_rewrite(fd))}
+        rewrites = [(fd, ev) for fd in code if (ev := _fix_rewrite(fd))]
         if rewrites:
-            biggest = max(rewrites, key=lambda fd: fd.changes)
-            add(
-                "behaviour-change",
-                "a fix changes what the code does on the path it fixes",
-                [rewrites[biggest]],
-            )
+            _biggest, where = max(rewrites, key=lambda rewrite: rewrite[0].changes)
+            add("behaviour-change", "a fix changes what the code does on the path it fixes", [where])
         elif exits := _early_exits(code):
             add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)
     # a guide about performance changes nothing that runs: the title speaks of what runs only beside code

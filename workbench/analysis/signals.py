@@ -366,7 +366,8 @@ _WORD = re.compile(r"\w")
 
 
 def _does_something(line: str) -> bool:
-    """(Of a line that is code, not a comment or prose.)"""
+    """Whether a line of code (comments and prose already left out) does something; see
+    first_behaviour_change."""
     code = line.strip()
     if code.startswith("assert "):  # names nothing a risk theme looks for, but stops the runs it fails
         return True

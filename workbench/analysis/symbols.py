@@ -1,6 +1,7 @@
 """Key symbols and API changes: the definitions a PR's hunk headers name and the definition lines it
-adds or removes (Python, Rust, Go, TypeScript/JavaScript, Java/Kotlin, C/C++), weighed per file, and the
-public functions and classes it removes or whose signature it changes.
+adds or removes (Python, Rust, Go, TypeScript/JavaScript, Java/Kotlin, C/C++), weighed per file, the
+public functions and classes it removes or whose signature it changes, and the names it newly registers
+in the project's registries.
 """
 
 from __future__ import annotations
