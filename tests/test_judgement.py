@@ -1551,30 +1551,24 @@ def test_a_fix_that_only_rewords_a_log_quotes_a_hint_or_edits_an_example_changes
     assert change(fix(check)).evidence[0].text.startswith("assert pd.DataFrame")
     dropped = py(["         model.train()", "-        torch.cuda.empty_cache()"], name="pkg/engine.py")
     assert change(fix(dropped)).evidence[0].text == "code: +0/-1"
-    # the evidence is the first line that does something, not the import or decorator above it
-    rewritten = py(
-        [
-            "-import os",
-            "+import json",
-            "+@functools.cache",
-            "-    tools = tools",
-            "+    tools = json.loads(tools)",
-        ],
-        name="pkg/tools.py",
-    )
-    assert change(fix(rewritten)).evidence[0].text == "tools = json.loads(tools)"
-    # nor a parameter the signature gains: what the body does with it is the change
-    param = py(
-        [
-            "         worker_names=None,",
-            "+        offload_param: bool = True,",
-            "     ):",
-            "-        self.offload = True",
-            "+        self.offload = offload_param",
-        ],
-        name="pkg/sharding.py",
-    )
-    assert change(fix(param)).evidence[0].text == "self.offload = offload_param"
+    # the evidence is the first line that does something: not the import or decorator above it, nor a
+    # parameter the signature gains (what the body does with it is the change)
+    above = [
+        "-import os",
+        "+import json",
+        "+@functools.cache",
+        "-    tools = tools",
+        "+    tools = json.loads(tools)",
+    ]
+    gained = [
+        "         workers=None,",
+        "+        offload: bool = True,",
+        "     ):",
+        "-        self.x = True",
+        "+        self.x = offload",
+    ]
+    for lines, shown in ((above, "tools = json.loads(tools)"), (gained, "self.x = offload")):
+        assert change(fix(py(lines, name="pkg/tools.py"))).evidence[0].text == shown
 
 
 def test_a_docstring_middle_that_the_hunk_shows_no_quotes_of_is_prose():
