@@ -88,8 +88,9 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         "security: eval/exec, pickle/yaml loads, remote code, disabled TLS checks",
         _n("eval( exec(", "f")
         + _n(
-            "pickle.load yaml.load( yaml.unsafe_load torch.load( weights_only=False "
-            "trust_remote_code=True verify=False",
+            # not `torch.load(`: what it loads is a checkpoint the run wrote itself; data from outside
+            # (a socket, a dataset's field, a download) is unpickled with pickle
+            "pickle.load yaml.load( yaml.unsafe_load trust_remote_code=True verify=False",
             "s",
         ),
         # "injection" alone is mostly a design word in descriptions (seed, GPU, dependency injection)
@@ -396,13 +397,14 @@ def _in_docstring(fd: FileDiff, local: int) -> bool:
     return fd.language == "Python" and in_python_docstring(fd.patch, local)
 
 
-# A needle defused by what stands on the same line: `torch.load(..., weights_only=True)` unpickles
-# nothing, `yaml.load(..., Loader=SafeLoader)` builds no objects; asking how many cores there are or
+# A needle defused by what stands on the same line: `yaml.load(..., Loader=SafeLoader)` builds no
+# objects, Ray's cloudpickle carries the job's own objects; asking how many cores there are or
 # which thread runs, or catching asyncio's errors, starts, shares and waits for nothing; memory that is
 # not pinned is the default.
 _DEFUSED = {
-    "torch.load(": ("weights_only=True",),
     "yaml.load(": ("SafeLoader",),
+    # Ray passing a job's own objects between its actors
+    "pickle.load": ("ray.cloudpickle",),
     "multiprocessing": ("cpu_count",),
     "threading": ("current_thread", "main_thread", "get_ident"),
     # asking for the loop, or whether something is a coroutine, runs nothing; catching its errors neither
