@@ -2,7 +2,7 @@
 
 eval     `workbench eval` of ../shared/labels/verl-expert-labels.csv against the cache: verdict
          agreement, audience, key files, risk precision/recall, reverts (goals of issue #10);
-second   the same against benchmarks/labels/verl-second-review-108.csv (PRs the rules were not
+second   the same against benchmarks/labels/verl-second-review-144.csv (PRs the rules were not
          written against), and how far a second reviewer agrees with the expert on 24 of the
          expert's PRs (benchmarks/labels/README.md);
 history  the verdict distribution over every PR of the cache (deep should be a minority);
@@ -31,7 +31,7 @@ from workbench.evaluation import format_evaluation, parse_labels_csv  # noqa: E4
 from workbench.store import Store  # noqa: E402
 
 LABELS = ROOT.parent / "shared" / "labels" / "verl-expert-labels.csv"
-SECOND_REVIEW = ROOT / "benchmarks" / "labels" / "verl-second-review-108.csv"
+SECOND_REVIEW = ROOT / "benchmarks" / "labels" / "verl-second-review-144.csv"
 SECOND_OF_EXPERT = ROOT / "benchmarks" / "labels" / "verl-second-review-of-expert-24.csv"
 REPO = "verl-project/verl"
 
@@ -84,7 +84,7 @@ def main() -> dict:
 
 
 def _second_review(store: Store, conv) -> dict:
-    """The heuristics against the second reviewers' 108 PRs, and the second reviewers against the
+    """The heuristics against the second reviewers' 144 PRs, and the second reviewers against the
     expert on 24 of the expert's PRs: how far two careful readers agree."""
     ev = run_evaluation(parse_labels_csv(SECOND_REVIEW.read_text()), store, REPO, conv)
     t = ev.risk_total
