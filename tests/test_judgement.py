@@ -1745,6 +1745,24 @@ def test_versions_a_dockerfile_pins_in_its_pip_commands_are_dependency_changes()
     assert "compatibility" in kinds(
         analyze(record([newer], title="[ci] chore: set torch-npu in the ascend image"))
     )
+    # the base image a Dockerfile starts from is its first dependency; a stage name is none
+    image = file(
+        "docker/Dockerfile.stable.sglang",
+        hunk(
+            1,
+            [
+                "-FROM lmsysorg/sglang:v0.5.9",
+                "+FROM lmsysorg/sglang:v0.5.12 AS base",
+                " ARG PIP_NO_CACHE_DIR=1",
+            ],
+        ),
+    )
+    code = py(["-    return 1", "+    return 2"], name="pkg/agent_loop.py")
+    b = analyze(record([code, image], title="[docker] chore: upgrade sglang to 0.5.12"))
+    assert [e.text for e in b.signal("deps.bump").evidence] == ["lmsysorg/sglang: v0.5.9 -> v0.5.12"]
+    assert b.key_files[0].filename == "docker/Dockerfile.stable.sglang"  # the manifest leads
+    stage = file("docker/Dockerfile", hunk(1, ["-FROM base AS app", "+FROM base AS runtime"]))
+    assert not analyze(record([stage], title="[docker] chore: rename the stage")).signal("deps.bump")
 
 
 def test_new_hints_or_another_spelling_of_a_type_change_no_call():

@@ -335,6 +335,27 @@ def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     return finds
 
 
+# a Dockerfile's base image and its tag: `FROM lmsysorg/sglang:v0.5.12 AS base`
+_BASE_IMAGE = re.compile(r"\n([+-])FROM\s+(?:--platform=\S+\s+)?(\S+):([\w.\-]+)(?=\s|$)")
+
+
+def _base_images(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
+    """A Dockerfile's base image moved to another tag (`lmsysorg/sglang: v0.5.9 -> v0.5.12`): every
+    package the image holds changes with it. Images in `seen` are reported already."""
+    if fd.role != "build" or "FROM" not in head:
+        return []
+    old: dict[str, str] = {}
+    finds: list[Find] = []
+    for m in _BASE_IMAGE.finditer(head):
+        image, tag = m.group(2), m.group(3)
+        if m.group(1) == "-":
+            old[image] = tag
+        elif image not in seen and old.get(image, tag) != tag:
+            seen.add(image)
+            finds.append((fd.filename, fd.patch, m.start(), f"{image}: {old[image]} -> {tag}"))
+    return finds
+
+
 _RELEASE_TITLE = re.compile(r"\b(release|bump version|prepare (?:for )?v?\d)", re.I)
 
 
@@ -368,6 +389,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
                 was = f"{old[name]} -> " if name in old else "added "
                 ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
         named = {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename}  # each package once per file
+        ev += _base_images(fd, head, named)  # adds the images it names
         ev += _pip_pins(fd, head, named)  # adds the packages it names
         ev += _unpinned(fd, head, old, named)
     n_ev = int(conv.threshold("max_evidence", 3))
