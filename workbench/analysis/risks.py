@@ -247,6 +247,23 @@ def _early_exits(code: list[FileDiff]) -> list[Evidence]:
     return exits
 
 
+def _showing_risk(s: Signal, f: Facts, facts: CodeFacts) -> list[Evidence]:
+    """The lines of a signal that show its risk (a breaking mark's text stands on no line)."""
+    ev = s.evidence if s.name == "api.breaking" else [e for e in s.evidence if e.file]
+    if s.name == "api.removed":  # a function defined in another file of the PR moved
+        return [e for e in ev if not _moved(e.text, e.file, facts)]
+    if s.name == "api.signature":
+        language = {fd.filename: fd.language for fd in f.files}
+        return [e for e in ev if not _keeps_callers_working(e.text, typed=language.get(e.file) != "Python")]
+    if s.name == "risk.memory":  # freeing the allocator's cache holds nothing: a sync, paid in speed
+        return [e for e in ev if not _FREES_CACHE.match(e.text)]
+    if s.name == "risk.refusal":
+        return [e for e in ev if not _refuses_a_new_setting(e.text, f.files)]
+    if s.name == "deps.bump":  # a package's own version is its release, not a dependency
+        return [e for e in ev if not e.text.startswith("version:") and not _REBUILD.search(e.text)]
+    return ev
+
+
 def risks_of(
     signals: list[Signal], f: Facts, facts: CodeFacts, conv: Conventions, title: str = ""
 ) -> list[Risk]:
@@ -262,24 +279,12 @@ def risks_of(
             if len(risk.evidence) < n_ev:
                 risk.evidence.append(e)
 
-    language = {fd.filename: fd.language for fd in f.files}
     for s in signals:
-        if s.name not in RISK_OF_SIGNAL:
-            continue
-        kind, why = RISK_OF_SIGNAL[s.name]
-        ev = s.evidence if s.name == "api.breaking" else [e for e in s.evidence if e.file]
-        if s.name == "api.removed":
-            ev = [e for e in ev if not _moved(e.text, e.file, facts)]
-        if s.name == "api.signature":
-            ev = [e for e in ev if not _keeps_callers_working(e.text, typed=language.get(e.file) != "Python")]
-        if s.name == "risk.memory":  # freeing the allocator's cache holds nothing: a sync, paid in speed
-            ev = [e for e in ev if not _FREES_CACHE.match(e.text)]
-        if s.name == "risk.refusal":
-            ev = [e for e in ev if not _refuses_a_new_setting(e.text, f.files)]
-        if s.name == "deps.bump":  # a package's own version is its release, not a dependency
-            ev = [e for e in ev if not e.text.startswith("version:") and not _REBUILD.search(e.text)]
-        if ev:
-            add(kind, why, ev)
+        if s.name in RISK_OF_SIGNAL:
+            kind, why = RISK_OF_SIGNAL[s.name]
+            ev = _showing_risk(s, f, facts)
+            if ev:
+                add(kind, why, ev)
     title_ev = [Evidence(None, None, title)] if title else []
     # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece,
     # unless what it adds makes old code stop early. A revert changes behaviour back where it rewrites
