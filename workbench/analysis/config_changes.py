@@ -8,6 +8,7 @@ Keys and values are read with regexes anchored on line starts, one pass over eac
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .conventions import Conventions
 from .diff import FileDiff, added_lines_with
@@ -318,21 +319,15 @@ _PIP_PIN = re.compile(r"(?<![\w.\-])([A-Za-z][\w.\-]*)(?:\[[\w,\- ]+\])?==([\w.\
 
 def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     """Versions that a manifest's `pip install` commands pin and the PR changes: `torch==2.9.0` ->
-    `torch==2.9.1` (the manifest reads as a Dockerfile: one command per line). Packages in `seen` are
-    reported already; each one reported here joins them."""
+    `torch==2.9.1` (the manifest reads as a Dockerfile: one command per line)."""
     if fd.role != "build" or "pip" not in head:
         return []
-    old: dict[str, str] = {}
-    finds: list[Find] = []
-    for m in _PIP_INSTALL.finditer(head):
-        for pin in _PIP_PIN.finditer(m.group(2)):
-            name, version = pin.group(1).lower(), pin.group(2)
-            if m.group(1) == "-":
-                old[name] = version
-            elif name not in seen and old.get(name, version) != version:
-                seen.add(name)
-                finds.append((fd.filename, fd.patch, m.start(), f"{name}: {old[name]} -> {version}"))
-    return finds
+    pins = (
+        (m.group(1), pin.group(1).lower(), pin.group(2), m.start())
+        for m in _PIP_INSTALL.finditer(head)
+        for pin in _PIP_PIN.finditer(m.group(2))
+    )
+    return _versions_moved(fd, pins, seen)
 
 
 # a Dockerfile's base image and its tag: `FROM lmsysorg/sglang:v0.5.12 AS base`
@@ -341,18 +336,26 @@ _BASE_IMAGE = re.compile(r"\n([+-])FROM\s+(?:--platform=\S+\s+)?(\S+):([\w.\-]+)
 
 def _base_images(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     """A Dockerfile's base image moved to another tag (`lmsysorg/sglang: v0.5.9 -> v0.5.12`): every
-    package the image holds changes with it. Images in `seen` are reported already."""
+    package the image holds changes with it."""
     if fd.role != "build" or "FROM" not in head:
         return []
+    images = ((m.group(1), m.group(2), m.group(3), m.start()) for m in _BASE_IMAGE.finditer(head))
+    return _versions_moved(fd, images, seen)
+
+
+def _versions_moved(
+    fd: FileDiff, versions: Iterable[tuple[str, str, str, int]], seen: set[str]
+) -> list[Find]:
+    """From (sign, name, version, where) in patch order: each name a removed line gives one version and
+    an added line another. Names in `seen` are reported already; each one reported here joins them."""
     old: dict[str, str] = {}
     finds: list[Find] = []
-    for m in _BASE_IMAGE.finditer(head):
-        image, tag = m.group(2), m.group(3)
-        if m.group(1) == "-":
-            old[image] = tag
-        elif image not in seen and old.get(image, tag) != tag:
-            seen.add(image)
-            finds.append((fd.filename, fd.patch, m.start(), f"{image}: {old[image]} -> {tag}"))
+    for sign, name, version, at in versions:
+        if sign == "-":
+            old[name] = version
+        elif name not in seen and old.get(name, version) != version:
+            seen.add(name)
+            finds.append((fd.filename, fd.patch, at, f"{name}: {old[name]} -> {version}"))
     return finds
 
 
