@@ -415,6 +415,36 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     assert c.key_files[0].filename == "pkg/engine/megatron.py"
 
 
+def test_a_file_the_title_names_leads_the_files_that_use_it():
+    # a config refactor touches every trainer that reads it; the title says which config it is about
+    trainers = [
+        py(
+            [
+                line
+                for i in range(3)
+                for line in (f"-    r{i} = cfg.reward_model.r{i}", f"+    r{i} = cfg.reward.r{i}")
+            ],
+            name=f"pkg/{t}/trainer.py",
+        )
+        for t in ("ppo", "sync", "async")
+    ]
+    section = ["+reward:", *[f"+  option_{i}: {i}" for i in range(20)]]
+    config = file("pkg/config/reward.yaml", hunk(1, section), status="added")
+    a = analyze(record([*trainers, config], title="[BREAKING][reward] refactor: the reward configuration"))
+    assert (
+        a.key_files[0].filename == "pkg/config/reward.yaml" and "named in the title" in a.key_files[0].reason
+    )
+    # a tag is not the title's subject, nor is a word too common to name a file, nor a CI job
+    tagged = analyze(record([*trainers, config], title="[reward] refactor: read the new section"))
+    assert tagged.key_files[0].filename != "pkg/config/reward.yaml"
+    utils = py([f"+    u{i} = f({i})" for i in range(2)], name="pkg/utils.py")
+    common = analyze(record([*trainers, utils], title="[trainer] refactor: move helpers to utils"))
+    assert common.key_files[0].filename != "pkg/utils.py"
+    job = file(".github/workflows/vllm.yml", hunk(1, ["+      - run: pip install vllm==0.9.1"]))
+    ci = analyze(record([*trainers, job], title="[docker] feat: upgrade vllm"))
+    assert "named in the title" not in " ".join(k.reason for k in ci.key_files)
+
+
 def test_a_platform_the_title_names_is_read_by_its_users():
     verl = load_conventions("verl-project/verl")
     patch = py(["+import torch_npu", "+torch_npu._C._set_nested_guard(False)"], name="verl/__init__.py")

@@ -30,6 +30,28 @@ def named_paths(desc: Description, record: PRRecord) -> set[str]:
     return named
 
 
+# File stems too common to say what a PR is about when its title spells them (`fix the config`).
+_GENERIC_STEMS = frozenset(
+    {"base", "common", "config", "core", "init", "main", "model", "models", "setup", "test", "tests", "utils"}
+)
+_TITLE_WORD = re.compile(r"[A-Za-z_][\w\-]{3,}")
+
+
+def title_paths(subject: str, files: list[FileDiff]) -> set[str]:
+    """Files whose name the title's subject spells as a word ("refactor the reward configuration" ->
+    `reward.yaml`, `config/reward.py`): what the PR says it is about. Code and config only: a CI job
+    or a page named after a package (`vllm.yml`) follows the code it runs or documents."""
+    words = {w.lower() for w in _TITLE_WORD.findall(subject)}
+    out = set()
+    for fd in files:
+        if fd.role not in ("code", "config"):
+            continue
+        stem = fd.filename.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        if stem in words and stem not in _GENERIC_STEMS:
+            out.add(fd.filename)
+    return out
+
+
 _SHOWN_STATUS = frozenset({"added", "removed", "renamed"})
 _MOVE_STATUS = {"added": "code moved here", "removed": "code moved out"}
 # Signals whose evidence names the file a reader must see first: the manifest of a dependency change,
@@ -46,12 +68,14 @@ def rank_files(
     removal: bool = False,
     moved: bool = False,
     signals: list[Signal] | None = None,
+    titled: set[str] | None = None,
 ) -> list[KeyFile]:
-    """The files to read first, best first: role and size, then risk hits, files the description or
-    a reviewer names, symbols touched, and files a leading signal points at. In a move, a file added
-    or deleted is where code moved to or from."""
+    """The files to read first, best first: role and size, then risk hits, files the title, the
+    description or a reviewer names, symbols touched, and files a leading signal points at. In a move,
+    a file added or deleted is where code moved to or from."""
     leading = {e.file for s in signals or () if s.name in _LEADING_SIGNALS for e in s.evidence if e.file}
-    scores = [_file_score(fd, facts, named, leading, removal) for fd in files]
+    titled = titled or set()
+    scores = [_file_score(fd, facts, named | titled, leading, removal) for fd in files]
     # snapshot files are test evidence (recorded output), never a file to read first
     shown = [i for i, fd in enumerate(files) if not fd.snapshot]
     order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
@@ -67,6 +91,8 @@ def rank_files(
             reason += "; risk: " + ", ".join(themes_of[fd.filename])
         if fd.filename in leading:
             reason += "; a changed default or dependency"
+        if fd.filename in titled:
+            reason += "; named in the title"
         if fd.filename in named:
             reason += "; named in the description or review"
         if syms:

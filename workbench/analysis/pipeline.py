@@ -36,7 +36,7 @@ from .discussion import (
     reverted_pr,
     written_refs,
 )
-from .focus import named_paths, open_items_of, pick_key_symbols, rank_files
+from .focus import named_paths, open_items_of, pick_key_symbols, rank_files, title_paths
 from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
 from .patchscan import moved_share
 from .risks import risks_of
@@ -434,7 +434,14 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
     effort, minutes = effort_and_minutes(f, verdict, conv)
     named = named_paths(pr.desc, pr.record)
     key_files = rank_files(
-        pr.files, g.facts, named, conv, removal=m.removal, moved=bool(m.moved), signals=signals
+        pr.files,
+        g.facts,
+        named,
+        conv,
+        removal=m.removal,
+        moved=bool(m.moved),
+        signals=signals,
+        titled=title_paths(pr.parts.subject, pr.files),
     )
     patch_text = g.cat.text if g.cat is not None else ""
     key_symbols = pick_key_symbols(g.facts, pr.desc, patch_text, conv, signals, pr.files)

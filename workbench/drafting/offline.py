@@ -429,6 +429,7 @@ _REASON_ZH = {
     "code moved out": "代码迁出后删除",
     "renamed": "重命名",
     "modified": "修改",
+    "named in the title": "标题点名",
     "named in the description or review": "描述或评审中点名",
     "a changed default or dependency": "默认值或依赖有变",
 }
