@@ -644,6 +644,43 @@ def test_integer_bookkeeping_is_no_numerics_but_a_running_sum_of_rewards_is():
     assert "numerics" in kinds(analyze(record([quant], title="[misc] feat: int8 weights")))
 
 
+def test_defaults_the_composed_config_moves_without_a_source_line_are_a_close_read():
+    # two trainer configs become one: the megatron trainer now inherits the other's defaults, which
+    # only its generated (composed) copy shows
+    own = [f"-  option_{i}: {i}" for i in range(12)]
+    source = file(
+        "pkg/config/megatron_trainer.yaml",
+        hunk(1, ["-model:", "-  use_remove_padding: false", *own, "+defaults:", "+  - trainer"]),
+    )
+    generated = file(
+        "pkg/config/_generated_megatron_trainer.yaml",
+        hunk(
+            1,
+            [
+                " model:",
+                "-  use_remove_padding: false",
+                "+  use_remove_padding: true",
+                "-  layer_name_map: {}",
+            ],
+        ),
+    )
+    body = "One trainer config for every engine: `megatron_trainer.yaml` now takes the shared defaults."
+    a = analyze(record([source, generated], title="[cfg] refactor: unify the trainer configs", body=body))
+    assert a.signal("config.drift") and a.verdict == "deep"
+    assert [e.text for e in a.signal("config.drift").evidence] == ["model.use_remove_padding: false -> true"]
+    assert "config-default-change" in kinds(a)
+    # a default the author changes in the source shows there too: written down, no drift
+    written = file(
+        "pkg/config/trainer.yaml",
+        hunk(1, [" model:", "-  use_remove_padding: false", "+  use_remove_padding: true"]),
+    )
+    b = analyze(record([written, generated], title="[cfg] feat: remove padding by default"))
+    assert b.signal("config.defaults") and not b.signal("config.drift")
+    # the generated copy alone catching up with its sources: no source reshaped, nothing drifts
+    c = analyze(record([generated], title="[cfg] chore: regenerate the reference config"))
+    assert c.signal("config.defaults") and not c.signal("config.drift")
+
+
 def test_a_new_switch_that_is_on_changes_what_every_run_does():
     yaml = file(
         "pkg/config/engine/megatron.yaml",

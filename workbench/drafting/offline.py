@@ -159,6 +159,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"public functions/classes removed or renamed", "删除或重命名了公开函数/类"),
     (r"public signatures changed", "公开函数签名有变"),
     (r"registers a new algorithm or backend", "注册了新的算法或后端"),
+    (r"defaults changed only in the generated config", "默认值只在生成的配置中变化"),
     (r"default values changed in code", "代码中的默认值有变"),
     (r"default values changed", "默认值有变"),
     (r"config keys changed", "配置项有变"),
