@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from heuristics_helpers import file, guide_beside_config, hunk, record
 
+from workbench.analysis.codelines import is_python_prose
 from workbench.analysis.conventions import load_conventions
 from workbench.analysis.pipeline import analyze
-from workbench.analysis.signals import is_python_prose, text_theme_evidence
+from workbench.analysis.signals import text_theme_evidence
 from workbench.drafting import offline
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .codelines import SCRIPT_LANGUAGES
 from .conventions import Conventions
 from .diff import FileDiff, added_lines_with
 from .model import Evidence, Signal
 from .patchscan import in_added_section, in_python_function, yaml_key_paths
-from .signals import SCRIPT_LANGUAGES, Find, counted_signals
+from .signals import Find, counted_signals
 
 
 def _value(v: str) -> str:

@@ -7,11 +7,12 @@ import re
 from collections.abc import Iterable
 
 from ..records import PRRecord
+from .codelines import is_program
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import Description, Discussion, KeyFile, Signal
 from .patchscan import is_noise_symbol, names_something
-from .signals import CodeFacts, Hit, is_program
+from .signals import CodeFacts, Hit
 from .verdicts import ROLE_RANK
 
 

@@ -24,6 +24,7 @@ from operator import itemgetter
 
 from ..records import PRRecord
 from .audiences import audiences_of
+from .codelines import changes_only_comments, is_program
 from .config_changes import scan_defaults, scan_deps
 from .conventions import Conventions, default_conventions, load_conventions
 from .description import description_signals, prose_of, read_description
@@ -43,9 +44,7 @@ from .risks import risks_of
 from .signals import (
     RISK_ROLES,
     CodeFacts,
-    changes_only_comments,
     find_words,
-    is_program,
     scan_commands,
     scan_loss_math,
     scan_themes,

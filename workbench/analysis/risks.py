@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
+from .codelines import first_behaviour_change, first_code_change, is_program
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import RISK_KINDS, Evidence, Risk, Signal
 from .patchscan import new_line_at, new_python_definition
-from .signals import CodeFacts, first_behaviour_change, first_code_change, is_program
+from .signals import CodeFacts
 from .symbols import param_name, same_python_type, split_signature
 from .verdicts import SWITCH_FLIP, Facts
 

@@ -7,10 +7,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .codelines import changes_only_comments
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import Signal
-from .signals import changes_only_comments
 
 READ_COST = {
     "code": 1.0,
