@@ -682,6 +682,66 @@ def test_defaults_the_composed_config_moves_without_a_source_line_are_a_close_re
     assert c.signal("config.defaults") and not c.signal("config.drift")
 
 
+def test_code_that_patches_another_library_is_a_compatibility_risk():
+    patch = file(
+        "pkg/utils/megatron/router_patch.py",
+        hunk(
+            1,
+            [
+                "+from megatron.core.transformer import TransformerConfig",
+                "+from megatron.core.transformer.moe.router import TopKRouter",
+                "+import types, sys",
+                "+",
+                "+def apply_router_patch():",
+                "+    TopKRouter.__init__ = patched_init  # until upstream lands routing replay",
+                "+    module = types.ModuleType('fast_hadamard_transform')",
+                '+    sys.modules["fast_hadamard_transform"] = module',
+                "+    cells = run_fn.__closure__",
+            ],
+        ),
+        status="added",
+    )
+    a = analyze(record([patch], title="[megatron] feat: routing replay"))
+    risk = next(r for r in a.risks if r.kind == "compatibility")
+    assert risk.why.startswith("patches another library's code at run time")
+    assert [e.text for e in risk.evidence] == [
+        "TopKRouter.__init__ = patched_init  # until upstream lands routing replay",
+        'sys.modules["fast_hadamard_transform"] = module',
+        "cells = run_fn.__closure__",
+    ]
+    assert risk.evidence[0].line == 6
+    # the project's own classes, library settings, the standard library, a test, a module loaded from a
+    # user's file, a package's own lazy module, and a patch whose import the hunk does not show
+    own = file(
+        "pkg/workers/actor.py",
+        hunk(
+            1,
+            [
+                "+from pkg.models import Policy",
+                "+import torch",
+                "+import signal",
+                "+Policy.forward = fast_forward",
+                "+torch.backends.cuda.matmul.allow_tf32 = True",
+                "+signal.signal = handler",
+                "+self.forward = fast_forward",
+                "+# TopKRouter.__init__ = patched_init",
+                "+module = importlib.util.module_from_spec(spec)",
+                "+sys.modules[module_name] = module",
+                "+GPTModel._postprocess = patched_postprocess",
+            ],
+        ),
+    )
+    in_test = file(
+        "tests/test_router.py", hunk(1, ["+from megatron.core import Router", "+Router.route = fake_route"])
+    )
+    lazy = file(
+        "pkg/__init__.py",
+        hunk(1, ["+import sys", "+sys.modules[__name__] = _LazyModule(__name__, _structure)"]),
+    )
+    b = analyze(record([own, lazy, in_test], title="[trainer] feat: faster actor"))
+    assert not b.signal("compat.patches")
+
+
 def test_a_new_switch_that_is_on_changes_what_every_run_does():
     yaml = file(
         "pkg/config/engine/megatron.yaml",

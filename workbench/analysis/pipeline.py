@@ -39,6 +39,7 @@ from .discussion import (
 )
 from .focus import named_paths, open_items_of, pick_key_symbols, rank_files, title_paths
 from .model import Analysis, CrossRef, Description, Discussion, Evidence, Signal
+from .monkeypatch import scan_patches
 from .patchscan import moved_share
 from .risks import risks_of
 from .signals import (
@@ -365,6 +366,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
             scan_themes(words, g.facts)
             scan_loss_math(words, g.facts)
             scan_unsupported(words, g.facts)
+            g.signals += scan_patches(pr.files, conv)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_registrations(pr.files, conv)
         g.signals += scan_defaults(pr.files, conv)

@@ -49,6 +49,10 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
         "compatibility",
         "code branches on library versions: behaviour differs per environment",
     ),
+    "compat.patches": (
+        "compatibility",
+        "patches another library's code at run time: breaks when that library changes its internals",
+    ),
     "risk.refusal": ("compatibility", "a new error path: inputs or setups that ran before may now stop"),
     "deps.bump": ("compatibility", "dependency versions change: environments pinned elsewhere may break"),
 }

@@ -153,6 +153,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"description has a test plan", "描述包含测试方案"),
     (r"description names follow-ups / things not addressed", "描述列出了后续或未处理事项"),
     (r"dependency versions changed", "依赖版本变更"),
+    (r"patches another library's code at run time", "在运行时修补其他库的代码"),
     (r"marked as breaking", "标记为破坏性变更"),
     (r"reverts earlier work", "回滚先前的改动"),
     (r"title says (\w+)", lambda m: "标题类型：" + KIND_WORDS["zh"].get(m.group(1), m.group(1))),
