@@ -742,6 +742,35 @@ def test_code_that_patches_another_library_is_a_compatibility_risk():
     assert not b.signal("compat.patches")
 
 
+def test_a_section_emptied_or_filled_changes_keys_not_a_default():
+    yaml = file(
+        "pkg/config/rollout.yaml",
+        hunk(
+            10,
+            [
+                " engine_kwargs:",
+                "-  vllm:",
+                "-    swap_space: 4",
+                "+  vllm: {}",
+                "-  override_config: {}",
+                "+  override_config:",
+                "+    moe_router: frozen",
+                "-  max_num_seqs: 1024",
+                "+  max_num_seqs: 256",
+            ],
+        ),
+    )
+    a = analyze(record([yaml], title="[rollout] feat: pass engine args through"))
+    assert [e.text for e in a.signal("config.defaults").evidence] == [
+        "engine_kwargs.max_num_seqs: 1024 -> 256"
+    ]
+    keys = [e.text for e in a.signal("config.keys").evidence]
+    assert (
+        "removed engine_kwargs.vllm.swap_space" in keys
+        and "added engine_kwargs.override_config.moe_router: frozen" in keys
+    )
+
+
 def test_a_new_switch_that_is_on_changes_what_every_run_does():
     yaml = file(
         "pkg/config/engine/megatron.yaml",

@@ -78,10 +78,17 @@ def _canonical(value: str) -> str:
         return "".join(value.split()).replace("'", '"')
 
 
+# A key with nothing after its colon heads a section (its keys on the lines below): emptied to `{}`, or
+# filled from it, the section changes by its keys, which config.keys reports; no default changes.
+_SECTION_SPELLINGS = frozenset({"", "{}", "[]"})
+
+
 def _changed(old: str | None, new: str) -> bool:
     """Whether a key's value really changed, not only its spelling (a config reformatted, or moved
     between YAML and Python, sets no new default)."""
-    return old is not None and _canonical(old) != _canonical(new)
+    if old is None or (old.strip() in _SECTION_SPELLINGS and new.strip() in _SECTION_SPELLINGS):
+        return False
+    return _canonical(old) != _canonical(new)
 
 
 _FIELD_DEFAULT = re.compile(r"\n-([ \t]++)(\w++)[ \t]*+:[ \t]*[^=\n]{1,80}?=[ \t]*([^\n]+)")
