@@ -12,13 +12,19 @@ from .codelines import is_program
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import Signal
+from .patchscan import Concat
 from .signals import Find, counted_signals
 
-# `Name.attr = replacement` on an added line: a name (not a literal) put in place of what was there
+# `Name.attr = replacement` on an added line: a name (not a literal) put in place of what was there.
+# Matched from the newline before the line (the patches are joined by newlines, each starts "@@"): a
+# literal to look for, where `^` in MULTILINE mode is tried at every position, at four times the cost.
+# Possessive: a line that fails is given up at once.
 _REPLACED = re.compile(
-    r"^\+[ \t]*(?!self\.|cls\.)([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+[ \t]*=[ \t]*([A-Za-z_][\w.]*)[ \t]*(?:#.*)?$",
-    re.M,
+    r"\n\+[ \t]*+(?!self\.|cls\.)([A-Za-z_]\w*+)(?:\.[A-Za-z_]\w*+)++[ \t]*+=[ \t]*+([A-Za-z_][\w.]*+)"
+    r"[ \t]*+(?:#[^\n]*+)?(?=\n|$)"
 )
+# What reaching into internals needs on its line, looked for before the pattern is tried.
+_INTERNALS_WORDS = ("sys.modules[", ".__closure__", ".__globals__")
 # a module faked in `sys.modules` (not a package putting its own lazy module there, `[__name__]`), or a
 # function's internals read from outside it; the whole line is the evidence
 _INTERNALS = re.compile(
@@ -34,33 +40,44 @@ _IMPORT = re.compile(
 _NOT_REPLACEMENTS = frozenset({"True", "False", "None"})
 
 
-def scan_patches(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+def scan_patches(cat: Concat, conv: Conventions) -> list[Signal]:
     """compat.patches: added program lines that replace another library's attributes or reach into its
-    functions' internals. The PR's own packages (the top folders of the files it changes, relative
-    imports) and the standard library are not another library; a patch is seen only where the hunk
-    shows the import of what it patches."""
-    own = {fd.filename.split("/", 1)[0] for fd in files}
+    functions' internals, in the PR's joined patches. The PR's own packages (the top folders of the
+    files it changes, relative imports) and the standard library are not another library; a patch is
+    seen only where the hunk shows the import of what it patches."""
+    own = {fd.filename.split("/", 1)[0] for fd in cat.files}
     finds: list[Find] = []
-    for fd in files:
-        if fd.patch and fd.language == "Python" and is_program(fd):
-            finds += sorted(_patches_in(fd, fd.patch, own), key=lambda find: find[2])  # in the file's order
+    imports: dict[str, dict[str, str]] = {}  # file -> its patch's imported names, read when needed
+    for m in _REPLACED.finditer(cat.text):
+        if m.group(2) in _NOT_REPLACEMENTS:
+            continue
+        fd, local = cat.locate(m.start() + 1)
+        if fd.language != "Python" or not is_program(fd):
+            continue
+        if fd.filename not in imports:
+            imports[fd.filename] = _imported_roots(fd.patch or "")
+        root = imports[fd.filename].get(m.group(1))
+        if root and root not in own and root not in sys.stdlib_module_names:
+            finds.append((fd.filename, fd.patch, local, m.group(0)[2:].strip()[:200]))
+    if any(word in cat.text for word in _INTERNALS_WORDS):
+        for fd in cat.files:
+            p = fd.patch or ""
+            if fd.language == "Python" and is_program(fd) and any(word in p for word in _INTERNALS_WORDS):
+                finds += _internals_in(fd, p)
+    # in each file's order, files in the PR's order
+    order = {fd.filename: i for i, fd in enumerate(cat.files)}
+    finds.sort(key=lambda find: (order[find[0]], find[2]))
     return counted_signals("compat.patches", "patches another library's code at run time", finds, conv)
 
 
-def _patches_in(fd: FileDiff, p: str, own: set[str]) -> list[Find]:
-    finds: list[Find] = []
-    if "__" in p or "sys.modules[" in p:
-        for m in _INTERNALS.finditer(p):
-            if "sys.modules[" in m.group(0) and _LOADS_A_FILE in p:
-                continue
-            finds.append((fd.filename, p, m.start(), m.group(0)[1:].strip()[:200]))
-    replaced = [m for m in _REPLACED.finditer(p) if m.group(2) not in _NOT_REPLACEMENTS]
-    imported = _imported_roots(p) if replaced else {}
-    for m in replaced:
-        root = imported.get(m.group(1))
-        if root and root not in own and root not in sys.stdlib_module_names:
-            finds.append((fd.filename, p, m.start(), m.group(0)[1:].strip()[:200]))
-    return finds
+def _internals_in(fd: FileDiff, p: str) -> list[Find]:
+    if _LOADS_A_FILE in p and "sys.modules[" in p:
+        return [  # a module loaded from a file is registered: only the internals read count
+            (fd.filename, p, m.start(), m.group(0)[1:].strip()[:200])
+            for m in _INTERNALS.finditer(p)
+            if "sys.modules[" not in m.group(0)
+        ]
+    return [(fd.filename, p, m.start(), m.group(0)[1:].strip()[:200]) for m in _INTERNALS.finditer(p)]
 
 
 def _imported_roots(patch: str) -> dict[str, str]:

@@ -366,7 +366,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
             scan_themes(words, g.facts)
             scan_loss_math(words, g.facts)
             scan_unsupported(words, g.facts)
-            g.signals += scan_patches(pr.files, conv)
+            g.signals += scan_patches(cat, conv)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_registrations(pr.files, conv)
         g.signals += scan_defaults(pr.files, conv)
