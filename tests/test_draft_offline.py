@@ -450,3 +450,17 @@ def test_a_changed_default_is_said_first_and_once_and_a_told_theme_heads_nothing
     quoted = draft_offline(_record(), b, "zh")
     assert "改动 `added pad_bshd_to_minibatch_max: True`" in quoted.focus[0]
     assert not any("默认值风险需核实" in x for x in quoted.open_items)
+
+
+def test_a_one_file_pr_names_its_file_once_in_focus():
+    rec = _record()
+    rec.files.pop()  # the fix alone
+    a = _analysis(signals=[], key_files=_analysis().key_files[:1], description=Description())
+    for lang in ("zh", "en"):
+        focus = draft_offline(rec, a, lang).focus
+        assert sum("`verl/workers/rollout/bucketed_weight_transfer.py`" in item for item in focus) == 1, focus
+    # with files the key files leave out, the brief still points at them
+    rec2 = _record()
+    rec2.files.append({"filename": "verl/utils/helpers.py", "additions": 3, "deletions": 1})
+    focus = draft_offline(rec2, a, "en").focus
+    assert any("Walk through the changed files" in item and "verl/utils/helpers.py" in item for item in focus)

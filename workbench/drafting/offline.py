@@ -523,13 +523,11 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
                 )
             if len(out) >= 2:
                 break
-    if len(out) < 2:
-        files = [f.get("filename") or "" for f in record.files[:3]]
-        names = (
-            "、".join(_code(f) for f in files if f)
-            if lang == "zh"
-            else ", ".join(_code(f) for f in files if f)
-        )
+    # the files not named above, when too little is said: a one-file PR's file is named once
+    named = {k.filename for k in (a.key_files if a else [])[:3]}
+    files = [f.get("filename") or "" for f in record.files if (f.get("filename") or "") not in named][:3]
+    if len(out) < 2 and any(files):
+        names = ("、" if lang == "zh" else ", ").join(_code(f) for f in files if f)
         out.append(
             f"逐个浏览改动文件 {names}，确认改动意图与描述一致。"
             if lang == "zh"
