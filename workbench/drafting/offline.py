@@ -523,16 +523,16 @@ def _focus(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
                 )
             if len(out) >= 2:
                 break
-    # the files not named above, when too little is said: a one-file PR's file is named once
-    named = {k.filename for k in (a.key_files if a else [])[:3]}
-    files = [f.get("filename") or "" for f in record.files if (f.get("filename") or "") not in named][:3]
-    if len(out) < 2 and any(files):
+    if len(out) < 2:  # too little said: the files not named above (a one-file PR's file is named once)
+        named = {k.filename for k in (a.key_files if a else [])[:3]}
+        files = [f.get("filename") for f in record.files if f.get("filename") not in named][:3]
         names = ("、" if lang == "zh" else ", ").join(_code(f) for f in files if f)
-        out.append(
-            f"逐个浏览改动文件 {names}，确认改动意图与描述一致。"
-            if lang == "zh"
-            else f"Walk through the changed files {names} and check the change matches the description."
-        )
+        if names:
+            out.append(
+                f"逐个浏览改动文件 {names}，确认改动意图与描述一致。"
+                if lang == "zh"
+                else f"Walk through the changed files {names} and check the change matches the description."
+            )
     return out[:4]
 
 
