@@ -565,7 +565,16 @@ def test_ci_only_tiny_is_skip_and_larger_is_a_skim_for_ci():
     cut = file(".github/workflows/e2e_ascend.yml", hunk(1, [f"-      - run: step {i}" for i in range(49)]))
     assert analyze(record([cut], title="[ci] chore: delete redundant npu ci")).verdict == "skip"
     grown = file(".github/workflows/e2e_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(49)]))
-    assert analyze(record([grown], title="[ci] chore: add npu ci")).verdict == "skim"
+    assert analyze(record([grown], title="[ci] feat: add npu ci")).verdict == "skim"
+    # housekeeping its author calls a chore is told by its title too, up to a medium change
+    assert analyze(record([grown], title="[ci] chore: change machine for npu ci")).verdict == "skip"
+    readme = file("docs/ascend/README.md", hunk(1, [f"+Step {i}: set the image." for i in range(40)]))
+    assert analyze(record([readme], title="[doc] chore: fix ascend readme")).verdict == "skip"
+    assert analyze(record([readme], title="[doc] feat: ascend quick start")).verdict == "skim"
+    larger = file(
+        ".github/workflows/e2e_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(120)])
+    )
+    assert analyze(record([larger], title="[ci] chore: migrate pip to uv in ascend ci")).verdict == "skim"
     dead = file(
         "tests/special_e2e/run_fsdp_vllm.py",
         hunk(1, [f"-    step({i})" for i in range(60)]),

@@ -110,8 +110,13 @@ def _deep_if_strong(f: Facts, c: Conventions) -> str:
 
 def _skip_if_tiny_or_cut(f: Facts, c: Conventions) -> str:
     # a job, a page or a test that only goes (a redundant workflow, an outdated guide, a dead script) is
-    # told by its title
-    return "skip" if _tiny(f, c) or not any(fd.additions for fd in f.files) else "skim"
+    # told by its title, and so is housekeeping its author calls a chore (a readme touched up, a CI
+    # machine changed, code owners), up to a medium change
+    if _tiny(f, c) or not any(fd.additions for fd in f.files):
+        return "skip"
+    if f.kind == "chore" and f.churn <= c.threshold("medium_lines", 80):
+        return "skip"
+    return "skim"
 
 
 def _deps_verdict(f: Facts, c: Conventions) -> str:
