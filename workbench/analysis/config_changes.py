@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from .codelines import SCRIPT_LANGUAGES
 from .conventions import Conventions
-from .diff import FileDiff, added_lines_with
+from .diff import FileDiff, added_lines_with, is_generated_copy
 from .model import Evidence, Signal
 from .patchscan import in_added_section, in_python_function, yaml_key_paths
 from .signals import Find, counted_signals
@@ -218,13 +218,13 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
                     settings.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
     # a generated copy of a config follows its source: the source's lines are the evidence shown
     for finds in (defaults, switched_on):
-        finds.sort(key=lambda find: _is_generated(find[0]))
+        finds.sort(key=lambda find: is_generated_copy(find[0]))
     # Defaults that change in the generated (composed) config while the PR reshapes its sources and no
     # source line changes a value: the composition moved them, which nobody wrote down (a trainer's
     # config now inheriting another's `use_remove_padding: true`).
     drifted = []
-    if defaults and all(_is_generated(find[0]) for find in defaults):
-        if any(fd.role == "config" and not _is_generated(fd.filename) for fd in files):
+    if defaults and all(is_generated_copy(find[0]) for find in defaults):
+        if any(fd.role == "config" and not is_generated_copy(fd.filename) for fd in files):
             drifted = defaults
     # a key removed breaks the configs that set it, a key added breaks none: removals are shown first
     keys.sort(key=lambda find: not find[3].startswith("removed "))
@@ -235,10 +235,6 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         + counted_signals("config.on_by_default", "new settings on by default", switched_on, conv)
         + counted_signals("config.drift", "defaults changed only in the generated config", drifted, conv)
     )
-
-
-def _is_generated(filename: str) -> bool:
-    return "generated" in filename.rsplit("/", 1)[-1]
 
 
 def _key_values(

@@ -144,6 +144,12 @@ def is_snapshot(filename: str) -> bool:
     ) or _SNAPSHOT_DIRS.search(path) is not None
 
 
+def is_generated_copy(filename: str) -> bool:
+    """A file named as generated from others that is still read (verl's `_generated_ppo_trainer.yaml`,
+    the composed config a reviewer compares): it follows its sources, which say what was meant."""
+    return "generated" in filename.rsplit("/", 1)[-1].lower()
+
+
 @lru_cache(maxsize=65536)
 def file_role(filename: str) -> str:
     """code | test | docs | ci | build | config | generated | binary | notebook | data, by path alone.
@@ -589,6 +595,7 @@ __all__ = [
     "FileDiff",
     "file_role",
     "is_snapshot",
+    "is_generated_copy",
     "adds_inline_tests",
     "language_of",
     "parse_file",

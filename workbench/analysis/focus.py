@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from ..records import PRRecord
 from .codelines import is_program
 from .conventions import Conventions
-from .diff import FileDiff
+from .diff import FileDiff, is_generated_copy
 from .model import Description, Discussion, KeyFile, Signal
 from .patchscan import is_noise_symbol, names_something
 from .signals import CodeFacts, Hit
@@ -118,7 +118,7 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
         score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
     if fd.filename in leading:
         score += 4.0
-    if "generated" in fd.filename.rsplit("/", 1)[-1].lower():
+    if is_generated_copy(fd.filename):
         score *= 0.5  # a generated copy of a config follows its source
     if fd.status == "removed" and not removal:
         score *= 0.2  # a deleted file is a key file only when removing is what the PR does

@@ -52,7 +52,7 @@ def scan_patches(cat: Concat, conv: Conventions) -> list[Signal]:
         if m.group(2) in _NOT_REPLACEMENTS:
             continue
         fd, local = cat.locate(m.start() + 1)
-        if fd.language != "Python" or not is_program(fd):
+        if not _python_program(fd):
             continue
         if fd.filename not in imports:
             imports[fd.filename] = _imported_roots(fd.patch or "")
@@ -62,12 +62,16 @@ def scan_patches(cat: Concat, conv: Conventions) -> list[Signal]:
     if any(word in cat.text for word in _INTERNALS_WORDS):
         for fd in cat.files:
             p = fd.patch or ""
-            if fd.language == "Python" and is_program(fd) and any(word in p for word in _INTERNALS_WORDS):
+            if _python_program(fd) and any(word in p for word in _INTERNALS_WORDS):
                 finds += _internals_in(fd, p)
     # in each file's order, files in the PR's order
     order = {fd.filename: i for i, fd in enumerate(cat.files)}
     finds.sort(key=lambda find: (order[find[0]], find[2]))
     return counted_signals("compat.patches", "patches another library's code at run time", finds, conv)
+
+
+def _python_program(fd: FileDiff) -> bool:
+    return fd.language == "Python" and is_program(fd)
 
 
 def _internals_in(fd: FileDiff, p: str) -> list[Find]:
