@@ -111,6 +111,17 @@ def test_fingerprint_follows_conventions_and_heuristics_version(tmp_path, monkey
     assert analysis_fingerprint(rec, load_conventions(REPO)) != before
 
 
+def test_every_conventions_field_a_rule_reads_changes_the_fingerprint(tmp_path):
+    # registries decide verdicts as thresholds do: a memo made without them is stale
+    rec = rich_record()
+    for toml in ('registries = ["register_loss"]\n',):
+        p = tmp_path / "own.toml"
+        p.write_text(toml)
+        assert analysis_fingerprint(rec, load_conventions(None, p)) != analysis_fingerprint(
+            rec, load_conventions(None)
+        ), toml
+
+
 def test_heuristics_version_covers_the_analysis_sources():
     v = analysis_memo.heuristics_version()
     assert len(v) == 24 and v == analysis_memo.heuristics_version()

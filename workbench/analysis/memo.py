@@ -34,7 +34,7 @@ import tempfile
 import weakref
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -81,23 +81,9 @@ def heuristics_version() -> str:
 # Conventions are plain mutable dataclasses; their digest is computed once per object (treat loaded
 # conventions as read-only: the CLI, UI and trends load them once per run).
 _CONV_VERSIONS: dict[int, tuple[weakref.ref, str]] = {}
-_CONV_FIELDS = (
-    "repo",
-    "lang",
-    "title_style",
-    "areas",
-    "roles",
-    "kind_verbs",
-    "audiences",
-    "audience_rules",
-    "bots",
-    "weights",
-    "thresholds",
-    "minutes",
-    "drop_headings",
-    "drop_phrases",
-    "tag_aliases",
-)
+# Every field a rule can read: all public ones (a field added later is covered without a change
+# here), not `sources`, which only records which files were read.
+_CONV_FIELDS = tuple(f.name for f in fields(Conventions) if not f.name.startswith("_") and f.name != "sources")
 
 
 def conventions_version(conv: Conventions) -> str:
