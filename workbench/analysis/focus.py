@@ -25,7 +25,7 @@ def named_paths(desc: Description, record: PRRecord) -> set[str]:
         return named
     for fd in record.files:
         fn = (fd.get("filename") if isinstance(fd, dict) else None) or ""
-        base = fn[fn.rfind("/") + 1 :]  # = fn.rsplit("/", 1)[-1], without the list
+        base = fn.rsplit("/", 1)[-1]
         if len(base) > 3 and base in text:
             named.add(fn)
     return named
