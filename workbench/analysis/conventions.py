@@ -67,6 +67,9 @@ class Conventions:
     # the project's registration decorators or calls (`register_policy_loss`): a new entry adds an
     # algorithm, a backend or a plugin that its readers study
     registries: list[str] = field(default_factory=list)
+    # areas whose code only its own users run (examples, benchmarks, a project's recipes): a change
+    # that stays in them is read by those users, not by everyone who builds on the library
+    satellite_areas: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # which files were read, for the record
     _compiled: list[tuple[re.Pattern[str], str]] = field(default_factory=list, repr=False)
     _area_cache: dict[str, str] = field(default_factory=dict, repr=False)
@@ -259,6 +262,7 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
             drop_phrases=[str(p) for p in template.get("drop_phrases", [])],
             tag_aliases={str(k).lower(): str(v).lower() for k, v in (d.get("tag_aliases") or {}).items()},
             registries=[str(r) for r in d.get("registries", [])],
+            satellite_areas=[str(a) for a in d.get("satellite_areas", [])],
             sources=sources,
         )
     except (TypeError, ValueError) as e:

@@ -103,6 +103,7 @@ class Measure:
     testable_lines: int  # program code lines, which a unit test covers (run scripts are run instead)
     removal: bool  # deletes far more than it adds: a backend, a feature or a file set goes
     moved: float  # the share of added program lines that another file removes (0 when not a move)
+    satellite: bool  # its code and configs all live in satellite areas (examples, recipes)
     dominant_area: str | None
     size_label: str
 
@@ -229,8 +230,25 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         testable_lines=testable,
         removal=_is_removal(added, deleted, added_code, pr.title, conv),
         moved=_moved_code(readable, conv),
+        satellite=_is_satellite(readable, conv),
         dominant_area=dominant,
         size_label=f"{churn} changed lines in {len(files)} files",
+    )
+
+
+# The roles whose files decide what a user's run does: code, and the configs and manifests it reads.
+_RUN_ROLES = frozenset({"code", "notebook", "config", "build"})
+
+
+def _is_satellite(readable: list[FileDiff], conv: Conventions) -> bool:
+    """Whether the PR changes code, and every file of what runs stays in the conventions' satellite
+    areas (examples, benchmarks, recipes): its tests, docs and CI may live anywhere."""
+    satellites = conv.satellite_areas
+    running = [fd for fd in readable if fd.role in _RUN_ROLES]
+    return (
+        bool(satellites)
+        and any(fd.role in ("code", "notebook") for fd in running)
+        and all(conv.area_of(fd.filename) in satellites for fd in running)
     )
 
 
@@ -427,6 +445,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         m.dominant_area,
         removal=m.removal,
         moved=bool(m.moved),
+        satellite=m.satellite,
         code_lines=m.code_lines,
     )
     verdict, rule, deciding = decide(f, conv)

@@ -61,6 +61,7 @@ class Facts:
     dominant_area: str | None
     removal: bool = False  # deletes far more than it adds
     moved: bool = False  # mostly moves code between files
+    satellite: bool = False  # what runs stays in examples, benchmarks or recipes
     code_lines: int = 0
 
     def has(self, name: str) -> bool:
@@ -159,6 +160,12 @@ def _breaking_switch(f: Facts, c: Conventions) -> bool:
     )
 
 
+def _satellite(f: Facts, c: Conventions) -> bool:
+    """What runs stays in examples, benchmarks or recipes, and its author does not mark it breaking
+    (then its users must act on it)."""
+    return f.satellite and not f.has("api.breaking")
+
+
 def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
     return lambda f, c: verdict
 
@@ -187,6 +194,10 @@ VERDICT_RULES: list[Rule] = [
     # a move's size is the code it carries; what changes is where callers find it
     Rule("move",         lambda f, c: f.moved,                         _always("skim"),    None,
          "mostly moves code between files: a skim for where things now live"),
+    # an example, a benchmark or a recipe is run by its own users: told by its title when tiny or a
+    # chore, else a skim for them, however large or risky (a new recipe's async code is its own)
+    Rule("satellite",    _satellite,                                   _skip_if_tiny_or_cut, None,
+         "changes only examples, benchmarks or recipes: for their users"),
     # what the author calls breaking, shown in a default that turns a path on or off for every run
     Rule("breaking switch", _breaking_switch,                          _always("deep"),    None,
          "marked breaking, and a switch's default flips for every run"),
