@@ -304,6 +304,13 @@ def test_nested_functions_and_example_scripts_are_no_api():
         hunk(1, ["-def build_aime2024_dataset():", "-    return load('aime')", "+x = 1"]),
     )
     assert "api.removed" not in names(analyze(record([example])))
+    # nor is a recipe's, where the repository's conventions call recipes satellites; a library's is
+    lines = ["-def compute_score_batch(sources, solutions):", "-    return [1.0 for _ in sources]", "+x = 1"]
+    verl = load_conventions("verl-project/verl")
+    recipe = file("recipe/genrm/reward_function.py", hunk(1, lines))
+    library = file("verl/utils/reward_score/reward_function.py", hunk(1, lines))
+    assert "api.removed" not in names(analyze(record([recipe], repo="verl-project/verl"), conventions=verl))
+    assert "api.removed" in names(analyze(record([library], repo="verl-project/verl"), conventions=verl))
 
 
 def test_symbols_from_section_headers_and_defs():

@@ -33,9 +33,6 @@ def section_name(section: str) -> str | None:
 _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
 
 
-# Example and benchmark code is run, not imported: its functions are no one's API.
-_SCRIPT_AREAS = frozenset({"examples", "benchmarks"})
-
 _RUST_PUB = re.compile(r"(?:^|\s)pub\s")
 
 
@@ -110,7 +107,8 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 names.append(name)
                 symbols[name] = symbols.get(name, 0) + w
         facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
-        if fd.role != "code" or conv.area_of(fd.filename) in _SCRIPT_AREAS:
+        # code in a satellite area (examples, benchmarks, recipes) is run, not imported: no one's API
+        if fd.role != "code" or conv.area_of(fd.filename) in conv.satellite_areas:
             continue
         for name, (old_sig, old_at) in removed.items():
             gone = name not in added
