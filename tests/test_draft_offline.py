@@ -293,6 +293,11 @@ def test_common_heuristic_labels_read_in_chinese():
         "patches another library's code at run time (3)",
     ):
         assert not re.search(r"[a-z]{3,} [a-z]{3,}", label_zh(english)), english
+    # every verdict rule's label, which leads a brief's reasons
+    from workbench.analysis.verdicts import VERDICT_RULES
+
+    for rule in VERDICT_RULES:
+        assert not re.search(r"[a-z]{3,} [a-z]{3,}", label_zh(rule.label)), rule.label
     # every risk theme's label, as a signal shows it: the table follows the labels when they change
     from workbench.analysis.signals import THEMES
 
