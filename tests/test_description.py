@@ -131,6 +131,16 @@ def test_a_quoted_sentence_keeps_no_unpaired_bold_marker():
     assert d.root_cause == ["Root cause: a use-after-free race between `_cleanup()` and the copy."]
 
 
+def test_a_screenshot_is_no_sentence():
+    body = (
+        "### Test\n\nProfile of the overlapped reset "
+        '<img width="1420" height="232" alt="image" src="https://github.com/user-attachments/assets/dd98" />'
+        "\n\n![curve](https://example.com/reward.png)\n\n- loss curve: ![loss](https://example.com/l.png)"
+    )
+    d = desc(body)
+    assert d.test_plan == ["Profile of the overlapped reset (image)", "(image)", "loss curve: (image)"]
+
+
 def test_commit_trailers_are_no_test_plan():
     # a squash commit appends its trailers to the description's last section
     body = (

@@ -314,6 +314,16 @@ class _Block:
     kinds: set[str] = field(default_factory=set)  # which key lists the text touches (prose only)
 
 
+# A screenshot or a chart, as HTML or Markdown: a brief cannot quote its markup, only say it is there
+# (a test section holding only a screenshot of the curves still shows how the author tested).
+_IMAGE = re.compile(r"<img\b[^>]*>|!\[[^\]]*\]\([^)]*\)", re.I)
+
+
+def _words(chunk: str) -> str:
+    """A block's text on one line, each image as "(image)"."""
+    return " ".join(_IMAGE.sub(" (image) ", chunk).split())
+
+
 def _blocks(sections: list[tuple[str, str]]) -> list[_Block]:
     """The kept sections as Markdown blocks, in order: paragraph by paragraph, a paragraph's list split
     into its items, a label line apart from what it labels."""
@@ -332,7 +342,7 @@ def _blocks(sections: list[tuple[str, str]]) -> list[_Block]:
             for k, chunk in enumerate(_ITEM_START.split(para)):
                 item = _LIST_ITEM.match(chunk)
                 if item:
-                    text = " ".join(chunk[item.end() :].split())
+                    text = _words(chunk[item.end() :])
                     blocks.append(
                         _Block("item", text, heading, (item.group(1) or " ") in "xX", _kinds(text.lower()))
                     )
@@ -341,8 +351,8 @@ def _blocks(sections: list[tuple[str, str]]) -> list[_Block]:
                 if k == 0 and _is_label(line):
                     blocks.append(_Block("label", _label_text(line), heading))
                     chunk = rest
-                if chunk.strip():
-                    text = " ".join(chunk.split())
+                text = _words(chunk)
+                if text:
                     blocks.append(_Block("para", text, heading, False, _kinds(text.lower())))
     return blocks
 
