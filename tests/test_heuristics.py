@@ -827,25 +827,35 @@ def test_a_change_that_stays_in_examples_or_recipes_is_read_by_their_users():
     script = file("recipe/fully_async/run.sh", hunk(1, ["+python -m recipe.fully_async.main \\"]))
     verl = load_conventions("verl-project/verl")
     title = "[recipe] feat: fully async rollout with staleness"
-    inside = analyze(record([recipe, config, script], title=title, repo="verl-project/verl"), conventions=verl)
+    inside = analyze(
+        record([recipe, config, script], title=title, repo="verl-project/verl"), conventions=verl
+    )
     assert inside.verdict == "skim" and inside.audiences[0] == "recipe"
     assert inside.deciding[0] == "changes only examples, benchmarks or recipes: for their users"
     # unless its author marks it breaking: its users must act on it
     breaking = analyze(
-        record([recipe, config, script], title="[BREAKING]" + title, repo="verl-project/verl"), conventions=verl
+        record([recipe, config, script], title="[BREAKING]" + title, repo="verl-project/verl"),
+        conventions=verl,
     )
     assert breaking.verdict == "deep"
     # the same code in the library is read closely; so is a recipe change that also changes library code
     library = file("verl/trainer/rollouter.py", hunk(1, async_code, section="class Rollouter:"))
-    assert analyze(record([library], title=title, repo="verl-project/verl"), conventions=verl).verdict == "deep"
+    assert (
+        analyze(record([library], title=title, repo="verl-project/verl"), conventions=verl).verdict == "deep"
+    )
     both = analyze(record([recipe, library], title=title, repo="verl-project/verl"), conventions=verl)
     assert both.verdict == "deep"
     # ... or a library config it reads
     shared = file("verl/trainer/config/ppo_trainer.yaml", hunk(3, ["-  staleness: 1", "+  staleness: 4"]))
-    assert analyze(record([recipe, shared], title=title, repo="verl-project/verl"), conventions=verl).verdict == "deep"
+    assert (
+        analyze(record([recipe, shared], title=title, repo="verl-project/verl"), conventions=verl).verdict
+        == "deep"
+    )
     # a tiny fix of an example script is told by its title; tests and docs beside it may live anywhere
     example = file("examples/grpo/run_qwen.py", hunk(5, ["-    lr = 1e-6", "+    lr = 1e-5"]))
-    test = file("tests/examples/test_run_qwen.py", hunk(1, ["+def test_lr():", "+    assert run().lr == 1e-5"]))
+    test = file(
+        "tests/examples/test_run_qwen.py", hunk(1, ["+def test_lr():", "+    assert run().lr == 1e-5"])
+    )
     assert analyze(record([example, test], title="[misc] fix: example lr")).verdict == "skip"
     # a project without satellites reads an example like any code
     bare = load_conventions(None)

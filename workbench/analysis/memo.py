@@ -83,7 +83,9 @@ def heuristics_version() -> str:
 _CONV_VERSIONS: dict[int, tuple[weakref.ref, str]] = {}
 # Every field a rule can read: all public ones (a field added later is covered without a change
 # here), not `sources`, which only records which files were read.
-_CONV_FIELDS = tuple(f.name for f in fields(Conventions) if not f.name.startswith("_") and f.name != "sources")
+_CONV_FIELDS = tuple(
+    f.name for f in fields(Conventions) if not f.name.startswith("_") and f.name != "sources"
+)
 
 
 def conventions_version(conv: Conventions) -> str:

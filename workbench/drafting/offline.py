@@ -94,8 +94,14 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"build/dependency-only change", "仅构建/依赖改动"),
     (r"revert of earlier work", "回滚先前的改动"),
     (r"tests-only change", "仅测试改动"),
-    (r"changes only examples, benchmarks or recipes: for their users", "只改示例、基准或 recipe：由其用户阅读"),
-    (r"marked breaking, and a switch's default flips for every run", "标记为破坏性变更，且开关默认值对所有运行翻转"),
+    (
+        r"changes only examples, benchmarks or recipes: for their users",
+        "只改示例、基准或 recipe：由其用户阅读",
+    ),
+    (
+        r"marked breaking, and a switch's default flips for every run",
+        "标记为破坏性变更，且开关默认值对所有运行翻转",
+    ),
     (r"signals add up to a close read", "多项信号叠加，值得精读"),
     (r"tiny change with nothing notable", "小改动，无明显风险"),
     (r"worth a skim", "值得浏览"),
