@@ -947,6 +947,33 @@ def test_a_dependency_that_loses_its_pin_is_named_and_a_risk():
     assert not [t for t in dep_texts if "(no version)" in t]
 
 
+def test_a_pin_dropped_from_a_manifest_is_a_dependency_change_that_leads():
+    # `triton-ascend==3.2.1` goes and nothing pins it again: installs now get whatever resolves that day
+    req = file(
+        "requirements-npu.txt", hunk(19, [" hf_transfer", "-triton-ascend==3.2.1", " TransferQueue==0.1.8"])
+    )
+    ci = file(".github/workflows/nightly.yml", hunk(5, [f"+      - run: step {i}" for i in range(16)]))
+    a = analyze(record([ci, req], title="[ci] chore: fix npu nightly ci"))
+    compat = next(r for r in a.risks if r.kind == "compatibility")
+    assert [e.text for e in compat.evidence] == ["triton-ascend: 3.2.1 -> removed"]
+    assert a.key_files[0].filename == "requirements-npu.txt" and "triton-ascend" in a.key_symbols
+    # a pin that moves to another manifest moved; a manifest deleted whole (a redundant image) unpins
+    # nothing; a removed setting is no pin
+    moved = file("pyproject.toml", hunk(30, ['+    "triton-ascend==3.2.1",']))
+    b = analyze(record([req, moved], title="[build] chore: requirements into pyproject"))
+    assert [e.text for s in b.signals if s.name == "deps.bump" for e in s.evidence] == [
+        "triton-ascend: added 3.2.1"
+    ]
+    gone = file(
+        "docker/Dockerfile.rocm7",
+        hunk(1, ["-RUN pip install ray==2.46.0", "-pyarrow==15.0.0"]),
+        status="removed",
+    )
+    setting = file("setup.cfg", hunk(3, ["-debug = 1.5"]))
+    c = analyze(record([gone, setting], title="[hardware] chore: remove redundant Dockerfile.rocm7"))
+    assert not [e.text for s in c.signals if s.name == "deps.bump" for e in s.evidence if "removed" in e.text]
+
+
 def test_a_workspace_version_bump_is_one_release_not_changed_defaults():
     crates = [
         file(f"crates/{c}/Cargo.toml", hunk(1, ['-version = "0.1.5"', '+version = "0.1.6"']))

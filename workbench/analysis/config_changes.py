@@ -310,8 +310,9 @@ _INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
 
 
 def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> list[Find]:
-    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`):
-    what gets installed now depends on the day."""
+    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`),
+    or that no added line names at all (`triton-ascend==3.2.1` dropped): what gets installed now depends
+    on the day, or on whatever else pulls the package in."""
     finds: list[Find] = []
     if fd.role != "build":  # a manifest, not a vendored or generated file that happens to hold `x = 2`
         return finds
@@ -319,10 +320,22 @@ def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> l
         if name in seen or "." not in version:  # `2.46.0` is a pin; `debug = 1` is a setting
             continue
         m = re.search(r"\n\+[ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])([^\n]*)", head, re.I)
+        if m is None:
+            if fd.status == "removed":  # a manifest deleted whole (a redundant image) unpins nothing
+                continue
+            # pinned as pip pins (`x==1.2`, `x>=1.2`); `debug = 1.5` in setup.cfg is a setting that went
+            gone = re.search(
+                r"\n-[ \t]*+[\"']?" + re.escape(name) + r"(?:\[[\w,\- ]+\])?[\"']?[ \t]*(?:[=<>~!]=|[<>])",
+                head,
+                re.I,
+            )
+            if gone:
+                finds.append((fd.filename, fd.patch, gone.start(), f"{name}: {version} -> removed"))
+            continue
         # a version in another spelling (`{ version = "2.2" }`) or from the workspace still pins it
-        rest = m.group(1) if m else ""
+        rest = m.group(1)
         pinned = any(c.isdigit() for c in rest) or "workspace" in rest or _INTERNAL_DEP.search(rest)
-        if m and not pinned:
+        if not pinned:
             spec = m.group(0)[2:].strip()[:60]
             finds.append((fd.filename, fd.patch, m.start(), f"{name}: {version} -> {spec} (no version)"))
     return finds
@@ -411,6 +424,11 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
         ev += _base_images(fd, head, named)  # adds the images it names
         ev += _pip_pins(fd, head, named)  # adds the packages it names
         ev += _unpinned(fd, head, old, named)
+    # a pin that leaves one manifest for another (requirements.txt -> pyproject.toml) moved, not went;
+    # one that went is shown after the versions that moved
+    kept = [f for f in ev if not f[3].endswith(" -> removed")]
+    elsewhere = {f[3].split(":", 1)[0] for f in kept}
+    ev = kept + [f for f in ev if f[3].endswith(" -> removed") and f[3].split(":", 1)[0] not in elsewhere]
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs: list[Signal] = []
     manifests = sum(len(v) for v in releases.values())
