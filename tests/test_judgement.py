@@ -970,7 +970,11 @@ def test_a_pin_dropped_from_a_manifest_is_a_dependency_change_that_leads():
         status="removed",
     )
     setting = file("setup.cfg", hunk(3, ["-debug = 1.5"]))
-    c = analyze(record([gone, setting], title="[hardware] chore: remove redundant Dockerfile.rocm7"))
+    kept = file(
+        "pyproject.toml",
+        hunk(9, ["-    \"transformers>=4.57.0; python_version < '3.10'\",", '     "transformers>=4.56.2",']),
+    )
+    c = analyze(record([gone, setting, kept], title="[hardware] chore: remove redundant Dockerfile.rocm7"))
     assert not [e.text for s in c.signals if s.name == "deps.bump" for e in s.evidence if "removed" in e.text]
 
 

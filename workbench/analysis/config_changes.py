@@ -323,6 +323,9 @@ def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> l
         if m is None:
             if fd.status == "removed":  # a manifest deleted whole (a redundant image) unpins nothing
                 continue
+            # still named on the new side (`transformers>=4.56` beside a marker line that went) is kept
+            if re.search(r"\n [ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])", head, re.I):
+                continue
             # pinned as pip pins (`x==1.2`, `x>=1.2`); `debug = 1.5` in setup.cfg is a setting that went
             gone = re.search(
                 r"\n-[ \t]*+[\"']?" + re.escape(name) + r"(?:\[[\w,\- ]+\])?[\"']?[ \t]*(?:[=<>~!]=|[<>])",
