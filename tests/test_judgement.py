@@ -414,6 +414,18 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     body = "Run `examples/grpo/run_qwen3_lora_fp16.sh`."
     c = analyze(record([script, engine], title="[megatron] feat: LoRA training with FP16", body=body))
     assert c.key_files[0].filename == "pkg/engine/megatron.py"
+    # and the library's change leads the example program or recipe that uses it, however long that is
+    reward_fn = file(
+        "examples/flowgrpo/reward_fn.py",
+        hunk(1, [f"+    score_{i} = ocr_model.score(image, {i})" for i in range(150)]),
+        status="added",
+    )
+    loop = py([f"+        self.reward_{i} = manager.run({i})" for i in range(40)], name="pkg/reward_loop.py")
+    d = analyze(record([reward_fn, loop], title="[reward] feat: image-based rewards"))
+    assert [k.filename for k in d.key_files] == ["pkg/reward_loop.py", "examples/flowgrpo/reward_fn.py"]
+    # an example alone is what there is to read
+    e = analyze(record([reward_fn], title="[reward] feat: an OCR reward example"))
+    assert e.key_files[0].filename == "examples/flowgrpo/reward_fn.py"
 
 
 def test_a_file_the_title_names_leads_the_files_that_use_it():

@@ -76,7 +76,11 @@ def rank_files(
     a file added or deleted is where code moved to or from."""
     leading = {e.file for s in signals or () if s.name in _LEADING_SIGNALS for e in s.evidence if e.file}
     titled = titled or set()
-    scores = [_file_score(fd, facts, named | titled, leading, removal) for fd in files]
+    # beside library code, an example or a recipe shows how the change is used: read after it
+    beside = {fd.filename for fd in files if conv.area_of(fd.filename) in conv.satellite_areas}
+    if not any(fd.role == "code" and fd.filename not in beside for fd in files):
+        beside = set()
+    scores = [_file_score(fd, facts, named | titled, leading, removal, beside) for fd in files]
     # snapshot files are test evidence (recorded output), never a file to read first
     shown = [i for i, fd in enumerate(files) if not fd.snapshot]
     order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
@@ -107,7 +111,9 @@ def rank_files(
     return out
 
 
-def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[str], removal: bool) -> float:
+def _file_score(
+    fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[str], removal: bool, satellite: set[str]
+) -> float:
     # A test is read after the code it tests, whatever its size: its rank grows with size more slowly.
     size = math.log2(2 + fd.changes)
     score = ROLE_RANK.get(fd.role, 0.5) * (size if fd.role != "test" else math.sqrt(size))
@@ -124,6 +130,8 @@ def _file_score(fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[st
         score *= 0.2  # a deleted file is a key file only when removing is what the PR does
     if fd.role == "code" and not is_program(fd):
         score *= 0.5  # a run script sets up what the program beside it does: read after it
+    if fd.filename in satellite:
+        score *= 0.5
     return score
 
 
