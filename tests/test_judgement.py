@@ -423,6 +423,15 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     loop = py([f"+        self.reward_{i} = manager.run({i})" for i in range(40)], name="pkg/reward_loop.py")
     d = analyze(record([reward_fn, loop], title="[reward] feat: image-based rewards"))
     assert [k.filename for k in d.key_files] == ["pkg/reward_loop.py", "examples/flowgrpo/reward_fn.py"]
+    # so does a small fix beside the CI job that runs it
+    job = file(
+        ".github/workflows/nightly_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(52)])
+    )
+    engine_fix = py(
+        ["-    strategy = 'mindspeed_llm'", "+    strategy = 'mindspeed_megatron'"] * 4, name="pkg/engine.py"
+    )
+    ci_and_fix = analyze(record([job, engine_fix], title="[ci, trainer] fix: mindspeed backend"))
+    assert ci_and_fix.key_files[0].filename == "pkg/engine.py"
     # an example alone is what there is to read
     e = analyze(record([reward_fn], title="[reward] feat: an OCR reward example"))
     assert e.key_files[0].filename == "examples/flowgrpo/reward_fn.py"

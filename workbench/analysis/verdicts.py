@@ -24,12 +24,13 @@ READ_COST = {
     "generated": 0.0,
     "binary": 0.0,
 }
-# How much a file of each role matters when ranking key files.
+# How much a file of each role matters when ranking key files. A CI job, like a test, is read after the
+# code it runs, however long its steps.
 ROLE_RANK = {
     "code": 1.0,
     "test": 0.6,
     "config": 0.7,
-    "ci": 0.8,
+    "ci": 0.6,
     "build": 0.5,
     "notebook": 0.5,
     "docs": 0.4,
