@@ -112,7 +112,7 @@ def rank_files(
 
 
 def _file_score(
-    fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[str], removal: bool, satellite: set[str]
+    fd: FileDiff, facts: CodeFacts, named: set[str], leading: set[str], removal: bool, beside: set[str]
 ) -> float:
     # A test is read after the code it tests, whatever its size: its rank grows with size more slowly.
     size = math.log2(2 + fd.changes)
@@ -130,8 +130,8 @@ def _file_score(
         score *= 0.2  # a deleted file is a key file only when removing is what the PR does
     if fd.role == "code" and not is_program(fd):
         score *= 0.5  # a run script sets up what the program beside it does: read after it
-    if fd.filename in satellite:
-        score *= 0.5
+    if fd.filename in beside:
+        score *= 0.5  # an example or a recipe beside library code: read after the library's change
     return score
 
 
