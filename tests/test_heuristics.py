@@ -851,6 +851,20 @@ def test_a_change_that_stays_in_examples_or_recipes_is_read_by_their_users():
         analyze(record([recipe, shared], title=title, repo="verl-project/verl"), conventions=verl).verdict
         == "deep"
     )
+    # a recipe that only goes (moved to its own repository) is told by its title, as a page that only goes
+    gone = [
+        file(
+            "recipe/char_count/create_dataset.py",
+            hunk(1, [f"-    row_{i} = make({i})" for i in range(90)]),
+            status="removed",
+        ),
+        file("recipe/char_count/README.md", hunk(1, [f"-Step {i}" for i in range(20)]), status="removed"),
+    ]
+    moved_out = analyze(
+        record(gone, title="[recipe] feat: move char count recipe to verl-recipe", repo="verl-project/verl"),
+        conventions=verl,
+    )
+    assert moved_out.verdict == "skip"
     # a tiny fix of an example script is told by its title; tests and docs beside it may live anywhere
     example = file("examples/grpo/run_qwen.py", hunk(5, ["-    lr = 1e-6", "+    lr = 1e-5"]))
     test = file(

@@ -189,16 +189,17 @@ VERDICT_RULES: list[Rule] = [
          "revert of earlier work"),
     Rule("tests only",   _only("test"),                                _skip_if_tiny_or_cut, "tests",
          "tests-only change"),
+    # an example, a benchmark or a recipe is run by its own users: told by its title when tiny, a chore
+    # or only going (a recipe moved to its own repository), else a skim for them, however large or
+    # risky (a new recipe's async code is its own)
+    Rule("satellite",    _satellite,                                   _skip_if_tiny_or_cut, None,
+         "changes only examples, benchmarks or recipes: for their users"),
     # a removal's size and its removed functions say how much goes, not how much there is to read
     Rule("removal",      lambda f, c: f.removal,                       _always("skim"),    None,
          "mostly removes code: a skim for the users of what goes"),
     # a move's size is the code it carries; what changes is where callers find it
     Rule("move",         lambda f, c: f.moved,                         _always("skim"),    None,
          "mostly moves code between files: a skim for where things now live"),
-    # an example, a benchmark or a recipe is run by its own users: told by its title when tiny or a
-    # chore, else a skim for them, however large or risky (a new recipe's async code is its own)
-    Rule("satellite",    _satellite,                                   _skip_if_tiny_or_cut, None,
-         "changes only examples, benchmarks or recipes: for their users"),
     # what the author calls breaking, shown in a default that turns a path on or off for every run
     Rule("breaking switch", _breaking_switch,                          _always("deep"),    None,
          "marked breaking, and a switch's default flips for every run"),
