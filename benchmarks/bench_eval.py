@@ -3,7 +3,7 @@
 eval     `workbench eval` of ../shared/labels/verl-expert-labels.csv against the cache: verdict
          agreement, audience, key files, risk precision/recall, reverts (goals of issue #10);
 second   the same against benchmarks/labels/verl-second-review-144.csv (PRs the rules were not
-         written against) and verl-second-review-fresh-36.csv (drawn after them), and how far a
+         written against) and the fresh sets (random, drawn after them), and how far a
          second reviewer agrees with the expert on 24 of the expert's PRs (benchmarks/labels/README.md);
 history  the verdict distribution over every PR of the cache (deep should be a minority);
 speed    analysing every PR cold vs reading the same records from the cache (`Store.pr`), side by
@@ -33,7 +33,11 @@ from workbench.store import Store  # noqa: E402
 LABELS = ROOT.parent / "shared" / "labels" / "verl-expert-labels.csv"
 SECOND_REVIEW = ROOT / "benchmarks" / "labels" / "verl-second-review-144.csv"
 SECOND_OF_EXPERT = ROOT / "benchmarks" / "labels" / "verl-second-review-of-expert-24.csv"
-FRESH = ROOT / "benchmarks" / "labels" / "verl-second-review-fresh-36.csv"
+# Random sets drawn after the rules of their day, each with what it said before the rules drawn from it.
+FRESH_SETS = [
+    ("fresh", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh-36.csv", "17/36"),
+    ("fresh2", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh2-36.csv", "23/36"),
+]
 REPO = "verl-project/verl"
 
 
@@ -94,13 +98,15 @@ def _second_review(store: Store, conv) -> dict:
         f"{ev.key_file_top3}, risks precision {_pct(t.precision)} recall {_pct(t.recall)}"
     )
     out = {"verdict": ev.verdict.value, "risk_precision": t.precision, "risk_recall": t.recall}
-    fresh = run_evaluation(parse_labels_csv(FRESH.read_text()), store, REPO, conv)
-    print(
-        f"  fresh set, {fresh.analysed} PRs drawn last (17/36 before the one rule drawn from it): verdict {fresh.verdict}, key file "
-        f"in top 3 {fresh.key_file_top3}, risks precision {_pct(fresh.risk_total.precision)} recall "
-        f"{_pct(fresh.risk_total.recall)}"
-    )
-    out["fresh_verdict"] = fresh.verdict.value
+    for name, path, before in FRESH_SETS:
+        fresh = run_evaluation(parse_labels_csv(path.read_text()), store, REPO, conv)
+        print(
+            f"  {name} set ({path.name}), {fresh.analysed} random PRs drawn after the rules of their day "
+            f"({before} before the one rule drawn from it): verdict {fresh.verdict}, audience matching "
+            f"{fresh.audience_match}, key file in top 3 {fresh.key_file_top3}, risks precision "
+            f"{_pct(fresh.risk_total.precision)} recall {_pct(fresh.risk_total.recall)}"
+        )
+        out[f"{name}_verdict"] = fresh.verdict.value
     if LABELS.is_file():
         expert = {label.number: label for label in parse_labels_csv(LABELS.read_text())}
         second = parse_labels_csv(SECOND_OF_EXPERT.read_text())
