@@ -267,6 +267,7 @@ STAGES = (
     "scan_loss_math",
     "scan_unsupported",
     "scan_patches",
+    "scan_call_values",
     "scan_symbols",
     "scan_registrations",
     "scan_defaults",

@@ -2235,3 +2235,70 @@ def test_a_tensor_made_in_full_precision_is_no_numerics_but_one_in_low_precision
     assert not numerics("rm_scores = torch.tensor(scores, dtype=torch.float32).unsqueeze(-1)")
     assert numerics("weights = torch.zeros_like(response_mask, dtype=torch.bfloat16)")
     assert numerics("logits = logits.to(torch.float32)")  # a cast of values already computed
+
+
+def test_a_value_written_into_a_call_or_a_signature_is_a_behaviour_change():
+    # no config holds `max_colocate_count=1`: every pool now asks for a third of a GPU per worker
+    pools = py(
+        [
+            "     resource_pool = RayResourcePool(",
+            "-        process_on_nodes=nodes, use_gpu=True, max_colocate_count=1, name_prefix=name",
+            "+        process_on_nodes=nodes, use_gpu=True, max_colocate_count=3, name_prefix=name",
+            "     )",
+        ],
+        name="pkg/trainer/ray_trainer.py",
+    )
+    a = analyze(record([pools], title="[worker] feat: restore colocated workers"))
+    change = next(r for r in a.risks if r.kind == "behaviour-change")
+    assert change.evidence[0].text == "max_colocate_count: 1 -> 3"
+    assert (change.evidence[0].file, change.evidence[0].line) == ("pkg/trainer/ray_trainer.py", 11)
+    # a parameter's default: every caller that leaves it out
+    strict = py(
+        [
+            "     def load(self, path: str,",
+            "-             strict: bool = False,",
+            "+             strict: bool = True,",
+            "     ):",
+        ],
+        name="pkg/reward_model.py",
+    )
+    b = analyze(record([strict], title="[reward] feat: discriminative reward models"))
+    assert [e.text for r in b.risks if r.kind == "behaviour-change" for e in r.evidence] == [
+        "strict: False -> True"
+    ]
+    # not: a string (a label, a message), another name, a comment, a test, a recipe, a dataclass field
+    # (a config default, read as such), nor two lines that differ in more than values
+    quiet = [
+        ['-    log(role="rollout", level=1)', '+    log(role="actor_rollout", level=1)'],
+        ["-    run(retries=3)", "+    run(attempts=5)"],
+        ["-    # call(timeout=5)", "+    # call(timeout=10)"],
+        ["-    call(timeout=5)", "+    call_async(timeout=10)"],
+    ]
+    for lines in quiet:
+        c = analyze(record([py(lines, name="pkg/worker.py")], title="[worker] feat: x"))
+        assert not c.signal("code.values"), lines
+    same = ["-    wait(timeout=5)", "+    wait(timeout=10)"]
+    verl = load_conventions("verl-project/verl")
+    for name in ("tests/test_worker.py", "recipe/dapo/worker.py"):
+        d = analyze(
+            record([py(same, name=name)], title="[worker] feat: x", repo="verl-project/verl"),
+            conventions=verl,
+        )
+        assert not d.signal("code.values"), name
+    field = file("pkg/config.py", hunk(3, [" class RolloutConfig:", "-    n: int = 1", "+    n: int = 4"]))
+    e = analyze(record([field], title="[rollout] feat: x"))
+    assert not e.signal("code.values") and e.signal("config.defaults")
+    hf_field = file(
+        "pkg/grpo_config.py",
+        hunk(
+            40,
+            [
+                "     max_completion_length: int = field(",
+                "-        default=256,",
+                "+        default=512,",
+                "     )",
+            ],
+        ),
+    )
+    f = analyze(record([hf_field], title="Change default max_completion_length"))
+    assert not f.signal("code.values") and f.signal("config.defaults")

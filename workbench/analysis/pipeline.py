@@ -24,6 +24,7 @@ from operator import itemgetter
 
 from ..records import PRRecord
 from .audiences import audiences_of
+from .call_values import scan_call_values
 from .codelines import changes_only_comments, is_program
 from .config_changes import scan_defaults, scan_deps
 from .conventions import Conventions, default_conventions, load_conventions
@@ -385,6 +386,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
             scan_loss_math(words, g.facts)
             scan_unsupported(words, g.facts)
             g.signals += scan_patches(cat, conv)
+            g.signals += scan_call_values(pr.files, conv)
         g.signals += scan_symbols(pr.files, g.facts, conv)
         g.signals += scan_registrations(pr.files, conv)
         g.signals += scan_defaults(pr.files, conv)

@@ -45,6 +45,10 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
         "config-default-change",
         "a new setting is on by default: runs that never set it take the new path",
     ),
+    "code.values": (
+        "behaviour-change",
+        "a value written into a call or a signature changes: no config overrides it",
+    ),
     "risk.compatibility": (
         "compatibility",
         "code branches on library versions: behaviour differs per environment",

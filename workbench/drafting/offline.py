@@ -170,6 +170,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"registers a new algorithm or backend", "注册了新的算法或后端"),
     (r"defaults changed only in the generated config", "默认值只在生成的配置中变化"),
     (r"default values changed in code", "代码中的默认值有变"),
+    (r"values written into calls or signatures changed", "调用或函数签名中写死的取值有变"),
     (r"default values changed", "默认值有变"),
     (r"config keys changed", "配置项有变"),
     (r"new settings on by default", "新增配置项默认开启"),
