@@ -102,7 +102,7 @@ def _second_review(store: Store, conv) -> dict:
         fresh = run_evaluation(parse_labels_csv(path.read_text()), store, REPO, conv)
         print(
             f"  {name} set ({path.name}), {fresh.analysed} random PRs drawn after the rules of their day "
-            f"({before} before the one rule drawn from it): verdict {fresh.verdict}, audience matching "
+            f"({before} before the rules drawn from it): verdict {fresh.verdict}, audience matching "
             f"{fresh.audience_match}, key file in top 3 {fresh.key_file_top3}, risks precision "
             f"{_pct(fresh.risk_total.precision)} recall {_pct(fresh.risk_total.recall)}"
         )
