@@ -467,6 +467,7 @@ NOISE_SYMBOLS = frozenset(
     """pub crate self super mod use impl fn let mut const static struct enum trait type where unsafe
     async await move ref dyn extern return match loop while for if else in as break continue true false
     none def class lambda pass yield import from with try except finally raise global nonlocal assert del
+    and or not is elif
     func package var go defer chan select interface map range switch case default fallthrough goto
     function export new this typeof instanceof void null undefined of readonly declare namespace abstract
     public private protected internal open override final sealed data object companion val fun
