@@ -310,9 +310,8 @@ _INTERNAL_DEP = re.compile(r"\bpath[ \t]*=|workspace:")
 
 
 def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> list[Find]:
-    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`),
-    or that no added line names at all (`triton-ascend==3.2.1` dropped): what gets installed now depends
-    on the day, or on whatever else pulls the package in."""
+    """Pinned dependencies whose added line names no version any more (`ray==2.46.0` -> `ray[default]`):
+    what gets installed now depends on the day."""
     finds: list[Find] = []
     if fd.role != "build":  # a manifest, not a vendored or generated file that happens to hold `x = 2`
         return finds
@@ -321,26 +320,33 @@ def _unpinned(fd: FileDiff, head: str, old: dict[str, str], seen: set[str]) -> l
             continue
         m = re.search(r"\n\+[ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])([^\n]*)", head, re.I)
         if m is None:
-            if fd.status == "removed":  # a manifest deleted whole (a redundant image) unpins nothing
-                continue
-            # still named on the new side (`transformers>=4.56` beside a marker line that went) is kept
-            if re.search(r"\n [ \t]*+[\"']?" + re.escape(name) + r"(?![\w.\-])", head, re.I):
-                continue
-            # pinned as pip pins (`x==1.2`, `x>=1.2`); `debug = 1.5` in setup.cfg is a setting that went
-            gone = re.search(
-                r"\n-[ \t]*+[\"']?" + re.escape(name) + r"(?:\[[\w,\- ]+\])?[\"']?[ \t]*(?:[=<>~!]=|[<>])",
-                head,
-                re.I,
-            )
-            if gone:
-                finds.append((fd.filename, fd.patch, gone.start(), f"{name}: {version} -> removed"))
-            continue
+            continue  # no added line names it: see _dropped
         # a version in another spelling (`{ version = "2.2" }`) or from the workspace still pins it
         rest = m.group(1)
         pinned = any(c.isdigit() for c in rest) or "workspace" in rest or _INTERNAL_DEP.search(rest)
         if not pinned:
             spec = m.group(0)[2:].strip()[:60]
             finds.append((fd.filename, fd.patch, m.start(), f"{name}: {version} -> {spec} (no version)"))
+    return finds
+
+
+def _dropped(fd: FileDiff, head: str, old: dict[str, str]) -> list[tuple[str, Find]]:
+    """(package, find) for pip-style pins (`triton-ascend==3.2.1`, `x>=1.2`) that go with nothing in
+    the manifest naming the package again: every install now resolves it on the day, or takes whatever
+    else pulls it in. Not from a manifest deleted whole (a redundant image unpins nothing)."""
+    if fd.role != "build" or fd.status == "removed":
+        return []
+    finds: list[tuple[str, Find]] = []
+    for name, version in old.items():
+        named = r"[ \t]*+[\"']?" + re.escape(name)
+        # still named on the new side: added, or on a context line (`transformers>=4.56` beside a marker
+        # line that went)
+        if "." not in version or re.search(r"\n[+ ]" + named + r"(?![\w.\-])", head, re.I):
+            continue
+        # `debug = 1.5` in setup.cfg is a setting that went, not a pin
+        gone = re.search(r"\n-" + named + r"(?:\[[\w,\- ]+\])?[\"']?[ \t]*(?:[=<>~!]=|[<>])", head, re.I)
+        if gone:
+            finds.append((name, (fd.filename, fd.patch, gone.start(), f"{name}: {version} -> removed")))
     return finds
 
 
@@ -402,6 +408,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
     ev: list[Find] = []
     releases: dict[str, list[str]] = {}  # new version -> manifests that set it as their own
     internal = 0  # workspace members' versions moved along with the release
+    dropped: list[tuple[str, Find]] = []  # (package, find) for each pin a manifest drops
     for fd in files:
         if fd.role not in ("build", "generated") or not fd.patch or fd.filename.endswith(".lock"):
             continue
@@ -427,11 +434,11 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
         ev += _base_images(fd, head, named)  # adds the images it names
         ev += _pip_pins(fd, head, named)  # adds the packages it names
         ev += _unpinned(fd, head, old, named)
+        dropped += _dropped(fd, head, old)
     # a pin that leaves one manifest for another (requirements.txt -> pyproject.toml) moved, not went;
     # one that went is shown after the versions that moved
-    kept = [f for f in ev if not f[3].endswith(" -> removed")]
-    elsewhere = {f[3].split(":", 1)[0] for f in kept}
-    ev = kept + [f for f in ev if f[3].endswith(" -> removed") and f[3].split(":", 1)[0] not in elsewhere]
+    moved = {f[3].split(":", 1)[0] for f in ev}
+    ev += [find for name, find in dropped if name not in moved]
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs: list[Signal] = []
     manifests = sum(len(v) for v in releases.values())
