@@ -255,6 +255,43 @@ def test_unpinned_downloads_and_elevated_ci():
     assert not analyze(record([pinned], title="[ci] feat: job")).signal("security.ci_download")
 
 
+def test_a_package_installed_from_a_branch_is_a_compatibility_risk():
+    # what a job or an image installs from `@main`, or from a repository with no ref, changes with the branch
+    ci = file(
+        ".github/workflows/e2e_sglang_ascend.yml",
+        hunk(
+            20,
+            [
+                "+          pip3 install megatron-bridge --no-deps",
+                "+          pip3 install git+https://github.com/ISEEKYAN/mbridge.git@main --no-deps",
+                "+          pip3 install -e .",
+            ],
+        ),
+    )
+    image = file("docker/Dockerfile.stable", hunk(5, ['+    "git+https://github.com/NVIDIA/apex.git" && \\']))
+    a = analyze(record([ci, image], title="[ci] chore: add sglang ascend ci"))
+    compat = next(r for r in a.risks if r.kind == "compatibility")
+    assert [(e.file, e.line) for e in compat.evidence] == [
+        (".github/workflows/e2e_sglang_ascend.yml", 21),
+        ("docker/Dockerfile.stable", 5),
+    ]
+    assert "security" not in kinds(a)  # the project's own CI reads the branch; it is no attack surface
+    # a commit, a release tag or a build argument pins it; a comment, a page or program code runs nothing
+    quiet = [
+        ".github/workflows/a.yml",
+        [
+            "+      - run: pip install git+https://github.com/NVIDIA/TransformerEngine.git@v2.2",
+            "+      - run: pip install git+https://github.com/o/r.git@4f2a9c1e",
+            "+      - run: pip install git+https://github.com/NVIDIA/TransformerEngine.git@${TE_VERSION}",
+            "+      # pip install git+https://github.com/o/r.git@main",
+        ],
+    ]
+    page = file("docs/install.md", hunk(1, ["+pip install git+https://github.com/o/r.git@main"]))
+    code = py(['+    url = "git+https://github.com/o/r.git@main"'], name="pkg/installer.py")
+    for f in (file(quiet[0], hunk(1, quiet[1])), page, code):
+        assert not analyze(record([f], title="[ci] chore: x")).signal("ci.branch_install"), f["filename"]
+
+
 def test_rust_vocabulary():
     rs = file(
         "crates/core/src/cache.rs",

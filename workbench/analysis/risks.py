@@ -57,6 +57,10 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
         "compatibility",
         "patches another library's code at run time: breaks when that library changes its internals",
     ),
+    "ci.branch_install": (
+        "compatibility",
+        "a package is installed from a repository's branch: what runs changes with that branch",
+    ),
     "risk.refusal": ("compatibility", "a new error path: inputs or setups that ran before may now stop"),
     "deps.bump": ("compatibility", "dependency versions change: environments pinned elsewhere may break"),
 }

@@ -116,6 +116,7 @@ _COMMAND_WORDS = {
                "api-key", "API_KEY", "apikey"),
     "ci": ("curl", "wget", "uses:", "privileged", "seccomp", "contents:", "pull_request_target",
            "trusted-host", "INSECURE_HOST", "unsafe-best-match", "extra-index-url", "verify"),
+    "install": ("git+",),
 }  # fmt: skip
 
 # Every word the diff detectors look for (theme needles, statement, objective and command words) in one
@@ -701,6 +702,10 @@ _PIPE_TO_SHELL = re.compile(
 # a URL that names one release in its path (`/releases/download/v0.14.0/`, `/ruff/0.5.0/`): pinned to it
 _RELEASE_URL = re.compile(r"https?://\S*/v?\d+\.\d+[\w.-]*/")
 _UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
+# a package installed from a repository (`pip install git+https://github.com/o/r.git@main`): with no ref,
+# or a branch's, it is that branch on the day the job runs; a commit or a release tag (`@4f2a9c1`,
+# `@v0.5.2`, both with a digit) pins it, and so does a build argument (`@${TE_VERSION}`)
+_GIT_INSTALL = re.compile(r"\bgit\+\w+://[^\s\"'@]+(?:@([^\s\"'#]+))?")
 # CI given more power than reading needs, or packages from hosts it cannot verify
 _CI_ELEVATED = re.compile(
     r"--privileged\b|seccomp[=:]unconfined|\bcontents:\s*write\b|\bpull_request_target\b|"
@@ -713,6 +718,13 @@ _SECRET_FLAG = re.compile(
 )
 _SECRET_IN_RUN = re.compile(r"\$\{\{\s*secrets\.\w+\s*\}\}")
 _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
+
+
+def _installs_a_branch(code: str) -> bool:
+    """Whether a line installs a package from a repository's branch: a `git+` URL with no ref, or one
+    with neither a digit nor a variable in it."""
+    refs = [m.group(1) or "" for m in _GIT_INSTALL.finditer(code)]
+    return any(not any(c.isdigit() or c == "$" for c in ref) for ref in refs)
 
 
 def _added_code(line: str) -> str | None:
@@ -729,11 +741,13 @@ def _is_script(fd: FileDiff) -> bool:
 
 def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
     """Commands run through a shell (security.shell), secrets on command lines (security.secret_cli),
-    and CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main) or
-    that run with more power than they need or trust unverified package hosts (security.ci_download)."""
+    CI and scripts that fetch and run code without pinning it (`curl | sh`, an action at @main) or
+    that run with more power than they need or trust unverified package hosts (security.ci_download),
+    and ones that install a package from a repository's branch (ci.branch_install)."""
     shell: list[Find] = []
     secrets: list[Find] = []
     downloads: list[Find] = []
+    installs: list[Find] = []
     for fd, pos, line in words.lines_holding(_COMMAND_IDS["shell"]):
         code = _added_code(line)
         if not code or code.startswith("//"):
@@ -760,6 +774,10 @@ def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
         unpinned_run = _PIPE_TO_SHELL.search(code) and not _RELEASE_URL.search(code)
         if unpinned_run or _UNPINNED_ACTION.search(code) or _CI_ELEVATED.search(code):
             downloads.append((fd.filename, fd.patch, pos, code[:200]))
+    for fd, pos, line in words.lines_holding(_COMMAND_IDS["install"]):
+        code = _added_code(line)
+        if code and _is_script(fd) and _installs_a_branch(code):
+            installs.append((fd.filename, fd.patch, pos, code[:200]))
     return (
         counted_signals("security.shell", "commands run through a shell", shell, conv)
         + counted_signals("security.secret_cli", "secrets on command lines", secrets, conv)
@@ -769,4 +787,5 @@ def scan_commands(words: WordPlaces, conv: Conventions) -> list[Signal]:
             downloads,
             conv,
         )
+        + counted_signals("ci.branch_install", "CI or scripts install packages from a branch", installs, conv)
     )

@@ -138,6 +138,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
         "安全：eval/exec、pickle/yaml 加载、远程代码、关闭 TLS 校验",
     ),
     (r"commands run through a shell", "经 shell 执行命令"),
+    (r"CI or scripts install packages from a branch", "CI 或脚本从分支安装依赖包"),
     (r"secrets on command lines", "命令行中出现密钥"),
     (
         r"CI or scripts run unpinned downloads or with elevated rights",
