@@ -150,69 +150,14 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
             if not (p and fd.role == "config"):
                 continue
         if fd.role == "code" and fd.language == "Python":
-            text = "\n" + p
-            for m in _FIELD_DEFAULT.finditer(text):
-                declared = m.group(0).split("=", 1)[0]
-                if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
-                    continue  # a function's parameter, not a field: a signature change, not a default
-                indent, name, old = m.group(1), m.group(2), _value(m.group(3))
-                added = re.search(rf"\n\+{indent}{name}\b[^\n]*", text)  # `param_version`, not `..._start`
-                if added:
-                    line = added.group(0)
-                    new = _value(line.split("=", 1)[1]) if "=" in line else None
-                    if new is not None:
-                        old, new = _default_of(old), _default_of(new)
-                    # a function's annotated local (`val_metrics: dict = self._validate()`) is no field
-                    if new is not None and _changed(old, new) and not in_python_function(p, m.start()):
-                        defaults.append((fd.filename, p, added.start(), f"{name}: {old} -> {new}"[:200]))
-            if "field(" in p:
-                for m in _FIELD_CALL_DEFAULT.finditer(text):
-                    name, old, new = m.group(1), _first_argument(m.group(3)), _first_argument(m.group(4))
-                    if _changed(old, new):
-                        at = text.rfind("\n", 0, m.start(4))  # the added line's start in `p`
-                        defaults.append((fd.filename, p, at, f"{name}: {old} -> {new}"[:200]))
-            if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
-                for m in _ARG_DEFAULT.finditer(text):
-                    name, old = m.group(1), m.group(2).strip()
-                    for start, line in added_lines_with(p, name, word=False, limit=5):
-                        if "default" in line:
-                            new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
-                            if _changed(old, new):
-                                defaults.append(
-                                    (fd.filename, p, start, f"--{name}: default {old} -> {new}"[:200])
-                                )
-                            break
+            defaults += _code_defaults(fd)
         elif fd.role == "config" or (fd.role == "build" and fd.filename.endswith(".toml")):
-            # A manifest's values can be defaults (a profile's `opt-level`), but its keys are its
-            # dependencies (scan_deps reads them), its metadata and its own tools' settings: no key a
-            # user's config holds comes or goes with them.
-            manifest = fd.role == "build"
-            old_vals, new_vals = _key_values(p, yaml=fd.filename.endswith((".yaml", ".yml")))
-            for k, (v, at, was) in new_vals.items():
-                if _is_meta(k) or k.rsplit(".", 1)[-1] in _DOC_KEYS:
-                    # meta keys (`_target_`: which class reads the section) and documentation are not
-                    # settings, and a package's own version is a release: a workspace bump is one
-                    # release, not N defaults
-                    continue
-                if manifest and (_DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(was or "")):
-                    continue  # a manifest's dependency entry (scan_deps reads those), not a setting
-                if _RELEASE.search(v) or _RELEASE.search(was or ""):
-                    continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
-                if _changed(was, v) and not v.startswith("${"):
-                    # (a value bound to another key, "${...}", follows that key's default: no new one)
-                    defaults.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
-                elif was is None and not manifest:
-                    keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-                    # a new switch, on, in a section runs already have: every run that never heard of it
-                    # now takes its path (a new section's fields configure a new feature)
-                    on = v.lower() == "true"
-                    if on and fd.status != "added" and not in_added_section(p, at):
-                        switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
-            gone = [] if manifest else [k for k in old_vals if k not in new_vals and not _is_meta(k)]
-            for k in gone:  # in file order: a set difference's order changes with the hash seed
-                keys.append((fd.filename, None, None, f"removed {k}"[:200]))
+            changed, came_or_went, on = _config_values(fd)
+            defaults += changed
+            keys += came_or_went
+            switched_on += on
         elif fd.role == "ci" or fd.language in SCRIPT_LANGUAGES:
-            old_vals, new_vals = _key_values(p)
+            _old, new_vals = _key_values(p)
             for k, (v, at, was) in new_vals.items():
                 if _changed(was, v):
                     settings.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
@@ -235,6 +180,79 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
         + counted_signals("config.on_by_default", "new settings on by default", switched_on, conv)
         + counted_signals("config.drift", "defaults changed only in the generated config", drifted, conv)
     )
+
+
+def _code_defaults(fd: FileDiff) -> list[Find]:
+    """Defaults a Python file changes: dataclass fields (`n: int = 1` -> `4`, `field(default=...)`) and
+    argparse options (`add_argument("--lr", default=...)`)."""
+    p = fd.patch or ""
+    text = "\n" + p
+    defaults: list[Find] = []
+    for m in _FIELD_DEFAULT.finditer(text):
+        declared = m.group(0).split("=", 1)[0]
+        if m.group(3).rstrip().endswith((",", "(")) or "def " in declared or "," in declared:
+            continue  # a function's parameter, not a field: a signature change, not a default
+        indent, name, old = m.group(1), m.group(2), _value(m.group(3))
+        added = re.search(rf"\n\+{indent}{name}\b[^\n]*", text)  # `param_version`, not `..._start`
+        if added:
+            line = added.group(0)
+            new = _value(line.split("=", 1)[1]) if "=" in line else None
+            if new is not None:
+                old, new = _default_of(old), _default_of(new)
+            # a function's annotated local (`val_metrics: dict = self._validate()`) is no field
+            if new is not None and _changed(old, new) and not in_python_function(p, m.start()):
+                defaults.append((fd.filename, p, added.start(), f"{name}: {old} -> {new}"[:200]))
+    if "field(" in p:
+        for m in _FIELD_CALL_DEFAULT.finditer(text):
+            name, old, new = m.group(1), _first_argument(m.group(3)), _first_argument(m.group(4))
+            if _changed(old, new):
+                at = text.rfind("\n", 0, m.start(4))  # the added line's start in `p`
+                defaults.append((fd.filename, p, at, f"{name}: {old} -> {new}"[:200]))
+    if "default" in p and "add_argument(" in p:  # both literal in _ARG_DEFAULT
+        for m in _ARG_DEFAULT.finditer(text):
+            name, old = m.group(1), m.group(2).strip()
+            for start, line in added_lines_with(p, name, word=False, limit=5):
+                if "default" in line:
+                    new = line.split("default", 1)[1].lstrip(" =").split(",")[0].split(")")[0].strip()
+                    if _changed(old, new):
+                        defaults.append((fd.filename, p, start, f"--{name}: default {old} -> {new}"[:200]))
+                    break
+    return defaults
+
+
+def _config_values(fd: FileDiff) -> tuple[list[Find], list[Find], list[Find]]:
+    """(defaults changed, keys added or removed, new switches on by default) of a config file, or of a
+    TOML manifest's values: its keys are its dependencies (scan_deps reads them), its metadata and its own
+    tools' settings, so no key a user's config holds comes or goes with them."""
+    p = fd.patch or ""
+    manifest = fd.role == "build"
+    defaults: list[Find] = []
+    keys: list[Find] = []
+    switched_on: list[Find] = []
+    old_vals, new_vals = _key_values(p, yaml=fd.filename.endswith((".yaml", ".yml")))
+    for k, (v, at, was) in new_vals.items():
+        if _is_meta(k) or k.rsplit(".", 1)[-1] in _DOC_KEYS:
+            # meta keys (`_target_`: which class reads the section) and documentation are not settings,
+            # and a package's own version is a release: a workspace bump is one release, not N defaults
+            continue
+        if manifest and (_DEPENDENCY_VALUE.search(v) or _DEPENDENCY_VALUE.search(was or "")):
+            continue  # a manifest's dependency entry (scan_deps reads those), not a setting
+        if _RELEASE.search(v) or _RELEASE.search(was or ""):
+            continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
+        if _changed(was, v) and not v.startswith("${"):
+            # (a value bound to another key, "${...}", follows that key's default: no new one)
+            defaults.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
+        elif was is None and not manifest:
+            keys.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
+            # a new switch, on, in a section runs already have: every run that never heard of it now
+            # takes its path (a new section's fields configure a new feature)
+            on = v.lower() == "true"
+            if on and fd.status != "added" and not in_added_section(p, at):
+                switched_on.append((fd.filename, p, at, f"added {k}: {v}"[:200]))
+    gone = [] if manifest else [k for k in old_vals if k not in new_vals and not _is_meta(k)]
+    for k in gone:  # in file order: a set difference's order changes with the hash seed
+        keys.append((fd.filename, None, None, f"removed {k}"[:200]))
+    return defaults, keys, switched_on
 
 
 def _key_values(
