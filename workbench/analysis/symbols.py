@@ -108,25 +108,10 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 symbols[name] = symbols.get(name, 0) + w
         facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
         # code in a satellite area (examples, benchmarks, recipes) is run, not imported: no one's API
-        if fd.role != "code" or conv.area_of(fd.filename) in conv.satellite_areas:
-            continue
-        for name, (old_sig, old_at) in removed.items():
-            gone = name not in added
-            if gone:
-                changed = True
-            elif fd.language == "Python":
-                changed = _calls_differ(old_sig, added[name][0])  # not when only hints change
-            else:
-                changed = _norm_sig(added[name][0]) != _norm_sig(old_sig)
-            if name not in public or not changed:
-                continue
-            if fd.language == "Python" and in_python_function(fd.patch, old_at):
-                continue  # a function nested in another is called only there
-            if gone:
-                removed_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
-            else:
-                sig, start = added[name]
-                signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
+        if fd.role == "code" and conv.area_of(fd.filename) not in conv.satellite_areas:
+            gone, resigned = _api_changes(fd, added, removed, public)
+            removed_ev += gone
+            signature_ev += resigned
     _combine_files(facts.symbols, per_file)
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
@@ -141,6 +126,34 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         )
     sigs += counted_signals("api.signature", "public signatures changed", signature_ev, conv)
     return sigs
+
+
+def _api_changes(
+    fd: FileDiff, added: dict[str, tuple[str, int]], removed: dict[str, tuple[str, int]], public: set[str]
+) -> tuple[list[Evidence], list[Find]]:
+    """(public definitions the file removes, public signatures it changes), from its definition lines
+    (name -> (signature, where)): a change of type hints alone changes no call, and a function nested in
+    another is called only there."""
+    gone_ev: list[Evidence] = []
+    signature_ev: list[Find] = []
+    for name, (old_sig, old_at) in removed.items():
+        gone = name not in added
+        if gone:
+            changed = True
+        elif fd.language == "Python":
+            changed = _calls_differ(old_sig, added[name][0])
+        else:
+            changed = _norm_sig(added[name][0]) != _norm_sig(old_sig)
+        if name not in public or not changed:
+            continue
+        if fd.language == "Python" and in_python_function(fd.patch, old_at):
+            continue
+        if gone:
+            gone_ev.append(Evidence(fd.filename, None, f"removed: {name}{old_sig}"[:200]))
+        else:
+            sig, start = added[name]
+            signature_ev.append((fd.filename, fd.patch, start, f"{name}{old_sig} -> {name}{sig}"[:240]))
+    return gone_ev, signature_ev
 
 
 def scan_registrations(files: list[FileDiff], conv: Conventions) -> list[Signal]:
