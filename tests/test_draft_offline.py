@@ -422,6 +422,33 @@ def test_a_config_ci_or_script_file_in_focus_says_what_its_values_became():
     assert "改动" not in draft_offline(_record(), _analysis(), "zh").focus[0]
 
 
+def test_a_value_written_into_a_call_and_a_branch_install_are_asked_to_verify():
+    quiet = dict(open_items=[], cross_refs=[], discussion=Discussion(), description=Description(text="…"))
+    written = Signal(
+        "code.values",
+        "values written into calls or signatures changed (1)",
+        0.5,
+        [Evidence("verl/trainer/ppo/ray_trainer.py", 88, "max_colocate_count: 1 -> 3")],
+    )
+    branch = Signal(
+        "ci.branch_install",
+        "CI or scripts install packages from a branch (1)",
+        0.0,
+        [
+            Evidence(
+                ".github/workflows/sgl.yml", 110, "pip3 install git+https://github.com/o/mbridge.git@main"
+            )
+        ],
+    )
+    zh = draft_offline(_record(), _analysis(**quiet, signals=[branch, written]), "zh")
+    assert zh.open_items == [
+        "写死的取值风险需核实：`verl/trainer/ppo/ray_trainer.py:88` `max_colocate_count: 1 -> 3`",
+        "版本兼容风险需核实：`.github/workflows/sgl.yml:110` `pip3 install git+https://github.com/o/mbridge.git@main`",
+    ]
+    en = draft_offline(_record(), _analysis(**quiet, signals=[branch, written]), "en")
+    assert en.open_items[0].startswith("Hard-coded values risk to verify: ")
+
+
 def test_a_changed_default_is_said_first_and_once_and_a_told_theme_heads_nothing():
     default = Signal(
         "config.on_by_default",

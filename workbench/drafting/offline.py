@@ -240,6 +240,7 @@ THEME_WORDS = {
         "compatibility": "版本兼容",
         "refusal": "新增报错",
         "defaults": "默认值",
+        "values": "写死的取值",
     },
     "en": {
         "concurrency": "concurrency",
@@ -251,11 +252,13 @@ THEME_WORDS = {
         "compatibility": "compatibility",
         "refusal": "new errors",
         "defaults": "changed defaults",
+        "values": "hard-coded values",
     },
 }
 # The signals whose theme a headline names and a brief asks to verify, when lines of the diff show it. A
 # changed default is what a reader most needs told (a run that never set it now behaves differently),
-# whether a value changed or a new switch is on.
+# whether a value changed or a new switch is on, and so is a value written into a call that no config
+# overrides; a package a job installs from a branch changes with that branch.
 RISK_THEME_OF_SIGNAL = {
     "risk.concurrency": "concurrency",
     "risk.memory": "memory",
@@ -267,6 +270,8 @@ RISK_THEME_OF_SIGNAL = {
     "security.secret_cli": "security",
     "config.defaults": "defaults",
     "config.on_by_default": "defaults",
+    "code.values": "values",
+    "ci.branch_install": "compatibility",
 }
 HEAD_VERBS = {
     # (verb when the anchor file is new, verb otherwise) per title kind; other kinds "change" it
@@ -573,7 +578,9 @@ def _risk_items(a: Analysis | None, lang: str, taken: str) -> list[str]:
     says what the PR is about, not where it is risky."""
     out = []
     said: set[str] = set()
-    changed_defaults_first = sorted(a.signals if a else [], key=lambda s: not s.name.startswith("config."))
+    changed_defaults_first = sorted(
+        a.signals if a else [], key=lambda s: not s.name.startswith(("config.", "code.values"))
+    )
     for s in changed_defaults_first:
         theme = THEME_WORDS[lang].get(RISK_THEME_OF_SIGNAL.get(s.name, ""))
         in_diff = [e for e in s.evidence if e.file]
