@@ -43,7 +43,7 @@ def scan_call_values(files: list[FileDiff], conv: Conventions) -> list[Signal]:
             or fd.language != "Python"
             or not p
             or "\n-" not in p
-            or conv.area_of(fd.filename) in conv.satellite_areas
+            or conv.in_satellite(fd.filename)
         ):
             continue
         text = "\n" + p

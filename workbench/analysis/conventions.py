@@ -101,6 +101,10 @@ class Conventions:
     def threshold(self, name: str, default: float = 0.0) -> float:
         return float(self.thresholds.get(name, default))
 
+    def in_satellite(self, filename: str) -> bool:
+        """Whether the file lives in an area only its own users run (`satellite_areas`)."""
+        return self.area_of(filename) in self.satellite_areas
+
     def area_of(self, filename: str) -> str:
         """The first rule that matches; else a name from the path (`pkg/sub/x.py` -> `sub`)."""
         hit = self._area_cache.get(filename)

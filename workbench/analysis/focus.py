@@ -77,7 +77,7 @@ def rank_files(
     leading = {e.file for s in signals or () if s.name in _LEADING_SIGNALS for e in s.evidence if e.file}
     titled = titled or set()
     # beside library code, an example or a recipe shows how the change is used: read after it
-    beside = {fd.filename for fd in files if conv.area_of(fd.filename) in conv.satellite_areas}
+    beside = {fd.filename for fd in files if conv.in_satellite(fd.filename)}
     if not any(fd.role == "code" and fd.filename not in beside for fd in files):
         beside = set()
     scores = [_file_score(fd, facts, named | titled, leading, removal, beside) for fd in files]

@@ -75,13 +75,14 @@ def _python_program(fd: FileDiff) -> bool:
 
 
 def _internals_in(fd: FileDiff, p: str) -> list[Find]:
-    if _LOADS_A_FILE in p and "sys.modules[" in p:
-        return [  # a module loaded from a file is registered: only the internals read count
-            (fd.filename, p, m.start(), m.group(0)[1:].strip()[:200])
-            for m in _INTERNALS.finditer(p)
-            if "sys.modules[" not in m.group(0)
-        ]
-    return [(fd.filename, p, m.start(), m.group(0)[1:].strip()[:200]) for m in _INTERNALS.finditer(p)]
+    # where the patch loads a module from a file, what it puts in sys.modules is that module registered:
+    # only the internals it reads count
+    registers = _LOADS_A_FILE in p
+    return [
+        (fd.filename, p, m.start(), m.group(0)[1:].strip()[:200])
+        for m in _INTERNALS.finditer(p)
+        if not (registers and "sys.modules[" in m.group(0))
+    ]
 
 
 def _imported_roots(patch: str) -> dict[str, str]:

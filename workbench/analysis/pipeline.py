@@ -244,12 +244,9 @@ _RUN_ROLES = frozenset({"code", "notebook", "config", "build"})
 def _is_satellite(readable: list[FileDiff], conv: Conventions) -> bool:
     """Whether the PR changes code, and every file of what runs stays in the conventions' satellite
     areas (examples, benchmarks, recipes): its tests, docs and CI may live anywhere."""
-    satellites = conv.satellite_areas
     running = [fd for fd in readable if fd.role in _RUN_ROLES]
-    return (
-        bool(satellites)
-        and any(fd.role in ("code", "notebook") for fd in running)
-        and all(conv.area_of(fd.filename) in satellites for fd in running)
+    return any(fd.role in ("code", "notebook") for fd in running) and all(
+        conv.in_satellite(fd.filename) for fd in running
     )
 
 

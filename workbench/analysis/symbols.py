@@ -108,7 +108,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 symbols[name] = symbols.get(name, 0) + w
         facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
         # code in a satellite area (examples, benchmarks, recipes) is run, not imported: no one's API
-        if fd.role == "code" and conv.area_of(fd.filename) not in conv.satellite_areas:
+        if fd.role == "code" and not conv.in_satellite(fd.filename):
             gone, resigned = _api_changes(fd, added, removed, public)
             removed_ev += gone
             signature_ev += resigned
