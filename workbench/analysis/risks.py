@@ -306,8 +306,11 @@ def risks_of(
     if f.revert:
         if any(fd.additions for fd in code):
             add("behaviour-change", "restores earlier behaviour", title_ev)
-    elif f.removal and any(fd.deletions for fd in code):  # deleted workflows or docs run nothing of users'
-        add("behaviour-change", "a code path users may run goes away", title_ev)
+    # deleted workflows or docs run nothing of users'; nor do deleted examples or recipes: users copy
+    # them, the library they call stays as it was
+    elif f.removal and any(fd.deletions for fd in code):
+        if not f.satellite:
+            add("behaviour-change", "a code path users may run goes away", title_ev)
     elif f.kind == "fix":
         rewrites = [(fd, ev) for fd in code if (ev := _fix_rewrite(fd))]
         if rewrites:
