@@ -424,6 +424,25 @@ def test_description_template_stripped_and_substance_found():
     assert "_cleanup" in d.code_spans
 
 
+def test_a_features_account_of_its_authors_work_weighs_nothing():
+    """Why, measured how, tested how: for a fix they say how subtle the bug was; for a feature, that
+    its author did the work. Shown either way; only a fix's count towards a close read."""
+    body = (
+        "The rollout hung because the ACK was sent before the copy finished.\n\n"
+        "Peak memory drops from 52.0 GiB to 41.2 GiB on 8 GPUs.\n\n"
+        "Tested with `pytest tests/utils/test_ipc.py`."
+    )
+    weights = {}
+    for kind in ("fix", "feat"):
+        a = analyze(record([code_file(["+x = 1"])], title=f"[rollout] {kind}: ipc buffers", body=body))
+        weights[kind] = {s.name: s.weight for s in a.signals if s.name.startswith("desc.")}
+    assert (
+        set(weights["feat"]) == set(weights["fix"]) >= {"desc.root_cause", "desc.numbers", "desc.test_plan"}
+    )
+    assert all(w > 0 for w in weights["fix"].values())
+    assert all(w == 0 for w in weights["feat"].values())
+
+
 def test_template_only_description_is_empty():
     substance = ("Fix the IPC", "Root cause", "reuses a buffer", "Peak memory", "NPU path", "Ran `pytest")
     template_only = "\n".join(

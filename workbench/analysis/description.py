@@ -562,7 +562,15 @@ def prose_of(text: str) -> str:
     return FENCED_BLOCK.sub("", text) if "```" in text else text
 
 
-def description_signals(desc: Description, conv: Conventions) -> list[Signal]:
+# What a description shows of its author's work: why, measured how, tested how. A fix's root cause and
+# its measurements say how subtle the bug was, and a reader weighs them; a feature's motivation,
+# benchmark and test plan say the author did the work, not that the code needs a close read.
+_AUTHORS_WORK = frozenset({"desc.root_cause", "desc.numbers", "desc.test_plan"})
+
+
+def description_signals(desc: Description, conv: Conventions, kind: str | None = None) -> list[Signal]:
+    """The description's signals; `kind` is the title's (feat, fix, ...): a feature's account of its
+    author's work is shown but weighs nothing (see _AUTHORS_WORK)."""
     n_ev = int(conv.threshold("max_evidence", 3))
     sigs = []
     table = (
@@ -573,9 +581,8 @@ def description_signals(desc: Description, conv: Conventions) -> list[Signal]:
     )
     for found, name, label in table:
         if found:
-            sigs.append(
-                Signal(name, label, conv.weight(name), [Evidence(None, None, s) for s in found[:n_ev]])
-            )
+            weight = 0.0 if kind == "feat" and name in _AUTHORS_WORK else conv.weight(name)
+            sigs.append(Signal(name, label, weight, [Evidence(None, None, s) for s in found[:n_ev]]))
     if desc.empty:
         what = f"{desc.raw_chars} characters, all template" if desc.raw_chars else "no description"
         sigs.append(

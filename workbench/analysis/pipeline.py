@@ -395,7 +395,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
 def people_signals(pr: PRInput, g: Gathered, conv: Conventions, known_prs: dict | None) -> list[Signal]:
     """The description's and the discussion's signals, and the cross-references (g.disc, g.refs)."""
     record, desc = pr.record, pr.desc
-    out = description_signals(desc, conv)
+    out = description_signals(desc, conv, pr.parts.kind)
     text_ev = {} if pr.revert else text_theme_evidence([pr.title, prose_of(desc.text)[:4000]])
     out += theme_signals(g.facts, text_ev, conv)
     g.disc, disc_signals = read_discussion(record, conv)
