@@ -669,6 +669,19 @@ def test_objective_arithmetic_is_numerics_but_its_metrics_are_not():
         ]
     )
     assert "numerics" not in kinds(analyze(record([logged], title="[trainer] feat: log losses")))
+    # a list literal repeated to pad log-probs or a loss mask is a length, not arithmetic
+    padded = py(
+        [
+            "+        agent_data.response_logprobs += [0.0] * len(response_ids)",
+            "+        response_logprobs = torch.tensor(output.response_logprobs + [0.0] * pad_size)",
+            "+        self.loss_mask += [int(loss_mask)] * len(new_input_ids)",
+        ],
+        name="pkg/agent_loop.py",
+    )
+    assert "numerics" not in kinds(analyze(record([padded], title="[rollout] fix: pad tool turns")))
+    # ... while an element of a list times a loss still is
+    weighted = py(["+        loss = weights[i] * per_token_loss"], name="pkg/core_algos.py")
+    assert "numerics" in kinds(analyze(record([weighted], title="[algo] fix: weight losses")))
 
 
 def test_integer_bookkeeping_is_no_numerics_but_a_running_sum_of_rewards_is():

@@ -521,6 +521,8 @@ def _except_before(patch: str, line_start: int) -> str | None:
 # decides what is optimised; a reader checks its scale and masking.
 _OBJECTIVE_NAME = re.compile(r"\b\w*(?:loss|logprob|log_prob|advantage|kl|entropy|grad)\w*\b")
 _ARITHMETIC = re.compile(r"\s[/*]\s|\.sum\(|\.mean\(|torch\.(?:exp|log|clamp|where|sum|mean)\(")
+# `logprobs + [0.0] * pad` repeats a list literal to pad it: a length, not arithmetic (`w[i] * x` is)
+_LIST_REPEAT = re.compile(r"(?<![\w\])])\[[^\[\]]*\]\s*\*\s*\w+")
 
 
 def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None:
@@ -536,7 +538,9 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
             continue
         line = line[1:]
         name = _OBJECTIVE_NAME.search(line)
-        arithmetic = _ARITHMETIC.search(line, name.end()) if name else None
+        # padding blanked out, each character by a space: the positions found still index `line`
+        math = _LIST_REPEAT.sub(lambda m: " " * len(m.group()), line) if name else ""
+        arithmetic = _ARITHMETIC.search(math, name.end()) if name else None
         if not arithmetic:
             continue
         # both in code: `entropy = f(logits)  # (nnz / sp)` computes nothing from the division it notes
