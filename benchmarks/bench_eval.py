@@ -37,6 +37,7 @@ SECOND_OF_EXPERT = ROOT / "benchmarks" / "labels" / "verl-second-review-of-exper
 FRESH_SETS = [
     ("fresh", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh-36.csv", "17/36"),
     ("fresh2", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh2-36.csv", "23/36"),
+    ("fresh3", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh3-36.csv", "29/36"),
 ]
 REPO = "verl-project/verl"
 
