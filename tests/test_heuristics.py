@@ -886,14 +886,17 @@ def test_a_change_that_stays_in_examples_or_recipes_is_read_by_their_users():
     assert moved_out.verdict == "skip"
     # ... and changes nothing a user runs: the library its copies call stays as it was
     assert moved_out.risks == []
-    # the same code deleted from the library takes a code path away from its users
-    lib_gone = [{**gone[0], "filename": "verl/utils/char_count.py"}]
+    # the same code deleted from the library, its default moved off it, changes users' runs
+    lib_gone = [
+        {**gone[0], "filename": "verl/utils/char_count.py"},
+        file("verl/trainer/config/data.yaml", hunk(3, ["-counter: char", "+counter: token"])),
+    ]
     lib_removal = analyze(
         record(lib_gone, title="[misc] feat: remove char count helpers", repo="verl-project/verl"),
         conventions=verl,
     )
     assert [r.why for r in lib_removal.risks if r.kind == "behaviour-change"] == [
-        "a code path users may run goes away"
+        "a code path goes away and a default moves runs off it"
     ]
     # a tiny fix of an example script is told by its title; tests and docs beside it may live anywhere
     example = file("examples/grpo/run_qwen.py", hunk(5, ["-    lr = 1e-6", "+    lr = 1e-5"]))

@@ -339,8 +339,15 @@ def test_removal_end_to_end():
     )
     a = analyze(record([gone, test_gone, glue], title="[backend] feat: remove the old backend"))
     assert a.verdict == "skim" and a.signal("removal") and not a.signal("tests.added")
-    assert "breaking-api" in kinds(a) and "behaviour-change" in kinds(a)
+    # what goes breaks the code of those who chose it; everyone else runs as before
+    assert "breaking-api" in kinds(a) and "behaviour-change" not in kinds(a)
     assert a.key_files[0].filename == "pkg/backend_old.py"  # removing is what it does
+    # ... unless a default moves them off the path that goes: their runs change too
+    default = file("pkg/config/runtime.yaml", hunk(3, ["-backend: old", "+backend: new"]))
+    moved_off = analyze(
+        record([gone, test_gone, glue, default], title="[backend] feat: remove the old backend")
+    )
+    assert {"breaking-api", "config-default-change", "behaviour-change"} <= kinds(moved_off)
     # in a PR that is not a removal, a deleted file ranks below the code that changed
     fix = py([f"+    y{i} = {i}" for i in range(30)] + ["-    x = 1"], name="pkg/core.py")
     small_gone = file("pkg/unused.py", hunk(1, [f"-z{i} = {i}" for i in range(20)]), status="removed")

@@ -306,11 +306,13 @@ def risks_of(
     if f.revert:
         if any(fd.additions for fd in code):
             add("behaviour-change", "restores earlier behaviour", title_ev)
-    # deleted workflows or docs run nothing of users'; nor do deleted examples or recipes: users copy
-    # them, the library they call stays as it was
+    # A removal takes a path from the users who chose it, which breaking-api tells them; it changes
+    # what everyone else's runs do when a default moves them onto another path too (a mode retired and
+    # the default flipped away from it). Deleted workflows or docs run nothing of users'; nor do deleted
+    # examples or recipes: users copy them, the library they call stays as it was.
     elif f.removal and any(fd.deletions for fd in code):
-        if not f.satellite:
-            add("behaviour-change", "a code path users may run goes away", title_ev)
+        if not f.satellite and "config-default-change" in by_kind:
+            add("behaviour-change", "a code path goes away and a default moves runs off it", title_ev)
     elif f.kind == "fix":
         rewrites = [(fd, ev) for fd in code if (ev := _fix_rewrite(fd))]
         if rewrites:
