@@ -219,6 +219,28 @@ def test_removed_config_keys_are_listed_in_file_order():
     assert texts == ["removed alpha", "removed beta", "removed gamma"]
 
 
+def test_a_setting_that_becomes_a_section_breaks_configs_and_changes_no_default():
+    y = file(
+        "pkg/config/reward.yaml",
+        hunk(
+            3,
+            [
+                "   reward_model:",
+                "-    reward_manager: naive",
+                "+    reward_manager:",
+                "+      source: register",
+                "+      name: naive",
+            ],
+        ),
+    )
+    a = analyze(record([y], title="[reward] refactor: reward manager config"))
+    assert "config.defaults" not in names(a)  # no value read "naive -> " any more
+    assert [e.text for e in sig(a, "config.keys").evidence][0] == (
+        "removed reward_manager: naive (now a section)"
+    )
+    assert "breaking-api" in {r.kind for r in a.risks}
+
+
 def test_dataclass_and_argparse_defaults():
     lines = [
         "     class Cfg:",

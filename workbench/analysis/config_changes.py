@@ -239,7 +239,11 @@ def _config_values(fd: FileDiff) -> tuple[list[Find], list[Find], list[Find]]:
             continue  # a manifest's dependency entry (scan_deps reads those), not a setting
         if _RELEASE.search(v) or _RELEASE.search(was or ""):
             continue  # a pinned release (a toolchain channel, an image tag): a version, not a default
-        if _changed(was, v) and not v.startswith("${"):
+        if was and not v:
+            # `reward_manager: naive` -> `reward_manager:` over new sub-keys: no default changed, the
+            # setting became a section, and a config that sets it as a value breaks
+            keys.append((fd.filename, p, at, f"removed {k}: {was} (now a section)"[:200]))
+        elif _changed(was, v) and not v.startswith("${"):
             # (a value bound to another key, "${...}", follows that key's default: no new one)
             defaults.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
         elif was is None and not manifest:
