@@ -431,6 +431,18 @@ def test_manifest_leads_a_dependency_change_and_fix_ranks_above_its_test():
     code = py([f"+    y{i} = compat({i})" for i in range(12)], name="pkg/compat.py")
     a = analyze(record([code, req], title="[build] chore: bump vllm"))
     assert a.key_files[0].filename == "requirements.txt" and "compatibility" in kinds(a)
+    # a version that moved is shown, and its manifest leads, before packages another manifest adds
+    apt = file(
+        "docker/Dockerfile.sglang",
+        hunk(1, [f"+    libcudnn9-{i}-cuda-12=9.16.0.29-1 \\" for i in range(4)]),
+    )
+    image = file(
+        "docker/Dockerfile.vllm", hunk(1, ["-RUN pip install torch==2.9.1", "+RUN pip install torch==2.10.0"])
+    )
+    bump = analyze(record([apt, image], title="[docker] feat: update the stable images"))
+    shown = [e.text for e in bump.signal("deps.bump").evidence]
+    assert shown[0] == "torch: 2.9.1 -> 2.10.0" and len(shown) == 3
+    assert "docker/Dockerfile.vllm" in [k.filename for k in bump.key_files[:2]]
     fix = py(["-    n = len(x)", "+    n = len(x) - 1"], name="pkg/loss.py")
     test = file("tests/test_loss.py", hunk(1, [f"+    assert loss({i}) == {i}" for i in range(20)]))
     b = analyze(record([test, fix], title="[trainer] fix: off by one"))

@@ -483,5 +483,15 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
         ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
     if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
         ev.append((None, None, None, title))
+    # shown first: versions that moved (what environments pinned elsewhere must follow), then packages
+    # added, then pins dropped; the manifests they name lead the key files
+    ev.sort(key=_telling_order)
     sigs += counted_signals("deps.bump", "dependency versions changed", ev, conv)
     return sigs
+
+
+def _telling_order(find: Find) -> int:
+    text = find[3]
+    if text.endswith(" -> removed"):
+        return 2
+    return 0 if " -> " in text else 1
