@@ -491,6 +491,7 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
 
 
 def _telling_order(find: Find) -> int:
+    """0 a version that moved, 1 a package added, 2 a pin dropped (`name: 1.2 -> removed`)."""
     text = find[3]
     if text.endswith(" -> removed"):
         return 2

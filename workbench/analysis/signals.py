@@ -538,9 +538,11 @@ def scan_loss_math(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> N
             continue
         line = line[1:]
         name = _OBJECTIVE_NAME.search(line)
+        if not name:
+            continue
         # padding blanked out, each character by a space: the positions found still index `line`
-        math = _LIST_REPEAT.sub(lambda m: " " * len(m.group()), line) if name else ""
-        arithmetic = _ARITHMETIC.search(math, name.end()) if name else None
+        math = _LIST_REPEAT.sub(lambda m: " " * len(m.group()), line)
+        arithmetic = _ARITHMETIC.search(math, name.end())
         if not arithmetic:
             continue
         # both in code: `entropy = f(logits)  # (nnz / sp)` computes nothing from the division it notes
