@@ -1951,6 +1951,12 @@ def test_asking_for_cores_or_the_current_thread_or_catching_is_no_concurrency():
     assert not concurrency("loop = asyncio.get_running_loop()")
     assert not concurrency("loop = asyncio.get_event_loop()")
     assert concurrency("asyncio.get_event_loop().run_until_complete(self._run())")
+    # a name that holds a needle as one of its words is the name of something else
+    assert not concurrency("pool_state = self._get_or_create_task_pool(task_key, batch)")
+    assert not concurrency("zmq_handle=self._get_zmq_handle(),")
+    assert not concurrency("self.controller_info = process_zmq_server_info(self.controller)")
+    assert concurrency("self.socket = zmq.Context().socket(zmq.REQ)")
+    assert concurrency("task = loop.create_task(self._poll())")
 
 
 def test_a_switch_flipped_for_every_run_in_a_pr_marked_breaking_is_a_close_read():

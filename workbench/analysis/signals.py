@@ -37,11 +37,12 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
     "risk.concurrency": (
         "concurrency: locks, threads, asyncio, sockets, ACKs, races",
         _n(
-            "lock Lock RLock threading Thread Semaphore zmq recv ack ACK race races deadlock asyncio "
+            "lock Lock RLock threading Thread Semaphore recv ack ACK race races deadlock asyncio "
             "mutex multiprocessing ThreadPoolExecutor Condition notify run_coroutine_threadsafe "
-            "create_task Mutex RwLock Arc AtomicBool AtomicUsize"
+            "Mutex RwLock Arc AtomicBool AtomicUsize"
         )
-        + _n("atomic", "w")  # not `walk_non_atomic_type`
+        # whole words: not `walk_non_atomic_type`, `_get_or_create_task_pool`, `zmq_port`, `_get_zmq_handle`
+        + _n("atomic create_task zmq", "w")
         + _n("socket.socket( thread::spawn tokio::spawn", "s"),
         ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
     ),
@@ -420,7 +421,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
             if not found:
                 continue
             # The first 80 lines holding the needle, of which at most per_theme added ones are looked at;
-            # only the needle's first place in each line counts.
+            # in each line, the needle's first place that stands as a word of its own counts
+            # (`self.zmq_context.socket(zmq.REQ)`: the second).
             i, n_found = 0, len(found)
             looked = scanned = 0
             while i < n_found and looked < per_theme and scanned < 80:
@@ -430,9 +432,11 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 end = text.find("\n", pos)
                 if end < 0:
                     end = len(text)
+                first = i
                 i += 1
                 while i < n_found and found[i] < end:  # later places in the same line
                     i += 1
+                pos = next((q for q in found[first:i] if _boundary_ok(text, start, q, needle, mode)), pos)
                 if text[start] != "+" or text.startswith("+++ ", start):
                     continue
                 fd, local = cat.locate(start)
