@@ -38,6 +38,7 @@ FRESH_SETS = [
     ("fresh", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh-36.csv", "17/36"),
     ("fresh2", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh2-36.csv", "23/36"),
     ("fresh3", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh3-36.csv", "29/36"),
+    ("fresh4", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh4-36.csv", "27/36"),
 ]
 REPO = "verl-project/verl"
 
