@@ -426,17 +426,16 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
             i, n_found = 0, len(found)
             looked = scanned = 0
             while i < n_found and looked < per_theme and scanned < 80:
-                pos = found[i]
+                at = found[i]
                 scanned += 1
-                start = text.rfind("\n", 0, pos) + 1
-                end = text.find("\n", pos)
+                start = text.rfind("\n", 0, at) + 1
+                end = text.find("\n", at)
                 if end < 0:
                     end = len(text)
                 first = i
                 i += 1
                 while i < n_found and found[i] < end:  # later places in the same line
                     i += 1
-                pos = next((q for q in found[first:i] if _boundary_ok(text, start, q, needle, mode)), pos)
                 if text[start] != "+" or text.startswith("+++ ", start):
                     continue
                 fd, local = cat.locate(start)
@@ -449,7 +448,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                 ):
                     continue  # a setting, not behaviour: does not use up the lines looked at
                 looked += 1
-                if start in seen or not _boundary_ok(text, start, pos, needle, mode):
+                pos = next((q for q in found[first:i] if _boundary_ok(text, start, q, needle, mode)), None)
+                if start in seen or pos is None:
                     continue
                 line = text[start + 1 : end]
                 if name != "risk.markers" and not (
