@@ -1553,6 +1553,26 @@ def test_a_fix_shows_the_program_it_rewrites_before_its_run_script():
     )
 
 
+def test_a_fix_for_a_crash_changes_nothing_for_runs_that_went_through():
+    rewrite = py(["-    out = torch.cat(parts)", "+    out = torch.cat([p.to(device) for p in parts])"])
+    for title in (
+        "[fsdp] fix: device mismatch between offload and weight transfer",
+        "[rollout] fix: KeyError when the tool list is empty",
+        "[megatron] fix: hang with context parallelism",
+        "fix: crash in start_profile on non-master nodes",
+    ):
+        assert "behaviour-change" not in kinds(analyze(record([rewrite], title=title))), title
+    # a failure that went unnoticed gave wrong results; a mistake called an error computes differently;
+    # an error the PR starts to raise refuses what ran before
+    for title in (
+        "[reward] fix: silent scoring failure in math_verify",
+        "[trainer] fix: off-by-one error in the loss mask",
+        "[trainer] fix: raise ValueError for an unsupported mode",
+        "[trainer] fix: loss mask",
+    ):
+        assert "behaviour-change" in kinds(analyze(record([rewrite], title=title))), title
+
+
 def test_a_change_to_comments_only_runs_nothing_new():
     typo = py(["-    # use the startegy of the model", "+    # use the strategy of the model"])
     a = analyze(record([typo], title="[doc] fix: correct typo in a comment"))

@@ -86,6 +86,19 @@ _MEMORY_GOAL = (
 )
 _MEMORY_WORDS = re.compile(rf"\b(?:{_MEMORY_GOAL})\b", re.I)
 _PERF_WORDS = re.compile(rf"\b(?:performance|speed ?up|faster|throughput|latency|{_MEMORY_GOAL})\b", re.I)
+# A fix titled by the failure it ends (a crash, a raised exception, a hang, a shape that did not fit)
+# makes runs that stopped go through; a run that went through before does what it did. "Error" and
+# "typo" are left out: an off-by-one error or a typo in a key name changes what working runs compute;
+# so does a failure that was silent (wrong scores, not a stop), and an error the PR starts to raise.
+_FAILURE_FIXED = re.compile(
+    r"\b(?:fail(?:s|ed|ing|ures?)?|crash(?:es|ed|ing)?|exceptions?|deadlocks?|hang(?:s|ing)?"
+    r"|not supported|unsupported|(?:shape|device|size|dtype|type) mismatch(?:es|ed)?|[A-Z]\w*Error)\b"
+)
+_NOT_A_STOP = re.compile(r"\bsilent(?:ly)?\b|\braise[sd]?\b", re.I)
+
+
+def _fixes_a_stop(title: str) -> bool:
+    return bool(_FAILURE_FIXED.search(title)) and not _NOT_A_STOP.search(title)
 
 
 _SIGNATURE_CHANGE = re.compile(r"(\w+)(.*?) -> \1\b(.*)", re.S)  # "name(old) -> name(new)"
@@ -313,7 +326,7 @@ def risks_of(
     elif f.removal and any(fd.deletions for fd in code):
         if not f.satellite and "config-default-change" in by_kind:
             add("behaviour-change", "a code path goes away and a default moves runs off it", title_ev)
-    elif f.kind == "fix":
+    elif f.kind == "fix" and not _fixes_a_stop(title):
         rewrites = [(fd, ev) for fd in code if (ev := _fix_rewrite(fd))]
         if rewrites:
             _biggest, where = max(rewrites, key=lambda rewrite: rewrite[0].changes)
