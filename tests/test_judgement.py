@@ -731,6 +731,17 @@ def test_integer_bookkeeping_is_no_numerics_but_a_running_sum_of_rewards_is():
         name="pkg/utils.py",
     )
     assert "numerics" not in kinds(analyze(record([flush], title="[misc] fix: flush left")))
+    # a tensor made in an integer dtype is a signal or a mask: it holds counts, not values
+    made = py(
+        [
+            "+    signal = torch.tensor([1], dtype=torch.int8, device=torch.npu.current_device())",
+            "+    return torch.ones((b, t), dtype=torch.int32, device=latents.device)",
+        ],
+        name="pkg/engine.py",
+    )
+    assert "numerics" not in kinds(analyze(record([made], title="[ckpt] feat: hccl engine")))
+    scores = py(["+    scores = torch.tensor(raw_scores, dtype=torch.int8)"], name="pkg/engine.py")
+    assert "numerics" in kinds(analyze(record([scores], title="[ckpt] feat: hccl engine")))
     quant = py(["+    q = (w / scale).round().clamp(-128, 127).to(torch.int8)"], name="pkg/quant.py")
     assert "numerics" in kinds(analyze(record([quant], title="[misc] feat: int8 weights")))
 

@@ -261,7 +261,8 @@ _DEFUSED = {
 # Integer bookkeeping: counts, lengths and positions in an integer dtype, or summed up into offsets
 # (cu_seqlens, position_ids from a mask), and a mask cast to int8 to find a position (argmax, argsort)
 # are index arithmetic, not a numerically sensitive operation; a running sum of rewards or weights is
-# one, and so is quantizing values to int8.
+# one, and so is quantizing values to int8. A tensor made in an integer dtype (`torch.tensor([1],
+# dtype=torch.int8)` as a signal, `torch.ones(b, t, dtype=torch.int32)` as a mask) holds counts too.
 _INDEX_NEEDLES = frozenset({"int8", "int32", "cumsum"})
 _COUNTED = re.compile(
     r"len|size|count|num_|idx|ind(?:ex|ices)|offset|position|mask|shard|bin|bucket|arg(?:max|min|sort)|nonzero",
@@ -273,6 +274,12 @@ _FULL_PRECISION = frozenset({"fp32", "float32", "float64", "f32", "f64"})
 _ALLOCATES = re.compile(
     r"\b(?:torch|np|numpy)\.(?:empty|zeros|ones|full|arange|tensor|as_tensor|asarray|array)(?:_like)?\("
 )
+
+
+def _indexes(line: str) -> bool:
+    return bool(_COUNTED.search(line) or _ALLOCATES.search(line))
+
+
 _VALUED = re.compile(
     r"reward|returns|score|weight|log_?p|prob|loss|value|advantage|entropy|\bkl\b|grad", re.I
 )
@@ -462,7 +469,7 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     continue
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                     continue
-                if needle in _INDEX_NEEDLES and _COUNTED.search(line) and not _VALUED.search(line):
+                if needle in _INDEX_NEEDLES and _indexes(line) and not _VALUED.search(line):
                     continue
                 if needle in _FULL_PRECISION and _ALLOCATES.search(line):
                     continue
