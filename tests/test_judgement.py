@@ -342,6 +342,18 @@ def test_removal_end_to_end():
     # what goes breaks the code of those who chose it; everyone else runs as before
     assert "breaking-api" in kinds(a) and "behaviour-change" not in kinds(a)
     assert a.key_files[0].filename == "pkg/backend_old.py"  # removing is what it does
+    # ... and the code that stays and lets go of it comes next, before the deleted test
+    assert [k.filename for k in a.key_files[:3]] == [
+        "pkg/backend_old.py",
+        "pkg/registry.py",
+        "tests/test_backend_old.py",
+    ]
+    more_gone = [
+        file(f"pkg/backend_old_{n}.py", hunk(1, [f"-x{i} = {i}" for i in range(200)]), status="removed")
+        for n in range(3)
+    ]
+    wide = analyze(record([gone, *more_gone, glue], title="[backend] feat: remove the old backend"))
+    assert wide.key_files[1].filename == "pkg/registry.py"
     # ... unless a default moves them off the path that goes: their runs change too
     default = file("pkg/config/runtime.yaml", hunk(3, ["-backend: old", "+backend: new"]))
     moved_off = analyze(

@@ -84,6 +84,8 @@ def rank_files(
     # snapshot files are test evidence (recorded output), never a file to read first
     shown = [i for i, fd in enumerate(files) if not fd.snapshot]
     order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
+    if removal:
+        order = _survivor_second(order, files)
     themes_of = _themes_per_file(facts, signals or [])
     out = []
     for i in order[: int(conv.threshold("max_key_files", 6))]:
@@ -109,6 +111,17 @@ def rank_files(
             KeyFile(fd.filename, fd.role, reason, round(scores[i], 2), fd.additions, fd.deletions, syms[:8])
         )
     return out
+
+
+def _survivor_second(order: list[int], files: list[FileDiff]) -> list[int]:
+    """A removal is read from both sides: the biggest thing it deletes, and the code that stays and lets
+    go of it (a registry, an entry point, a config, the page saying where it went). Deleted files outweigh
+    the few lines that stay, so the best file that stays is moved up to second place."""
+    stays = [i for i in order if files[i].status != "removed" and files[i].role != "test"]
+    if not stays or stays[0] in order[:2]:
+        return order
+    rest = [i for i in order if i != stays[0]]
+    return rest[:1] + [stays[0]] + rest[1:]
 
 
 def _file_score(
