@@ -82,7 +82,7 @@ def test_theme_evidence_line_numbers_are_new_side_numbers():
     assert (ev.file, ev.line, ev.text) == ("pkg/engine.py", 102, "torch.cuda.empty_cache()")
 
 
-def test_risk_in_tests_is_not_risk_but_title_theme_counts_half():
+def test_risk_in_tests_is_not_risk_but_a_title_theme_counts_a_share(tmp_path):
     t = file("tests/test_lock.py", hunk(1, ["+    with threading.Lock():", "+        pass"]))
     a = analyze(record([t], title="[ci] test: lock test"))
     assert "risk.concurrency" not in names(a) or all(
@@ -90,9 +90,18 @@ def test_risk_in_tests_is_not_risk_but_title_theme_counts_half():
     )
     b = analyze(record([code_file(["+    x = 1"])], title="fix: race between sender and receiver"))
     s = sig(b, "risk.concurrency")
-    assert s.evidence[0].file is None and s.weight == pytest.approx(
-        load_conventions(None).weight("risk.concurrency") / 2
+    conv = load_conventions(None)
+    share = conv.threshold("described_theme_share")
+    assert 0 < share < 1  # the author's word weighs less than a changed line
+    assert s.evidence[0].file is None and s.weight == pytest.approx(conv.weight("risk.concurrency") * share)
+    # a repository's conventions set the share
+    own = tmp_path / "own.toml"
+    own.write_text("[thresholds]\ndescribed_theme_share = 0.5\n")
+    c = analyze(
+        record([code_file(["+    x = 1"])], title="fix: race between sender and receiver"),
+        conventions=load_conventions(None, own),
     )
+    assert sig(c, "risk.concurrency").weight == pytest.approx(conv.weight("risk.concurrency") * 0.5)
 
 
 # ---- size, roles, tests ---------------------------------------------------------------------------------

@@ -682,6 +682,7 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
     if not facts.theme_hits and not text_ev:
         return []
     n_ev = int(conv.threshold("max_evidence", 3))
+    described = conv.threshold("described_theme_share", 0.25)
     sigs = []
     for name, (label, _n, _w) in THEMES.items():
         hits = facts.theme_hits.get(name, [])
@@ -689,7 +690,7 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
         if not hits and not tev:
             continue
         ev = [Evidence(h.file.filename, h.line, h.text) for h in hits[:n_ev]] + tev[:1]
-        weight = conv.weight(name) * (1.0 if hits else 0.5)  # said but not seen in the diff: half
+        weight = conv.weight(name) * (1.0 if hits else described)
         sigs.append(
             Signal(
                 name, label + (f" ({len(hits)} added lines)" if hits else " (in the description)"), weight, ev
