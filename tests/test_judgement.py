@@ -2298,8 +2298,15 @@ def test_handing_the_allocators_cache_back_is_no_memory_risk_but_still_worth_att
     for line in ("torch.cuda.empty_cache()", "aggressive_empty_cache(force_sync=True)"):
         a = analysed(line)
         assert "memory" not in kinds(a) and a.signal("risk.memory"), line  # a PR that manages memory
-    for line in ("torch.cuda.ipc_collect()", "buffer = buffer.pin_memory()"):
+    for line in (
+        "torch.cuda.ipc_collect()",
+        "buffer = buffer.pin_memory()",
+        "shm = shared_memory.SharedMemory(create=True, size=bucket_size)",
+    ):
         assert "memory" in kinds(analysed(line)), line
+    # a name that only holds the word allocates nothing
+    for line in ("# a SharedMemory segment per sync", "use_shm = config.shared_memory_transfer"):
+        assert "memory" not in kinds(analysed(line)), line
 
 
 def test_a_new_entry_in_the_projects_registries_is_a_close_read():

@@ -52,6 +52,7 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
             "empty_cache leak ipc_collect IPC OOM __del__ pin_memory share_memory mmap memory_allocated max_memory"
         )
         + _n("weakref", "w")  # not `weakref_name`
+        + _n("SharedMemory", "s")
         + (("gc.collect", "s"), ("unsafe {", "s"), ("unsafe fn", "s"), ("unsafe impl", "s")),
         ("memory leak", "leak", "oom", "out of memory", "显存泄漏", "内存泄漏"),
     ),
