@@ -39,6 +39,7 @@ FRESH_SETS = [
     ("fresh2", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh2-36.csv", "23/36"),
     ("fresh3", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh3-36.csv", "29/36"),
     ("fresh4", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh4-36.csv", "27/36"),
+    ("fresh5", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh5-36.csv", "30/36"),
 ]
 REPO = "verl-project/verl"
 
