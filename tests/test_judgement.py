@@ -1180,6 +1180,7 @@ def test_a_name_or_a_verb_in_the_title_or_description_is_no_theme():
             "[tool, megatron] fix: resolve PrecisionDebugger model chunks",
             "The PR also threads `OpsImplementationConfig` through `VeOmniEngine`, and renames "
             "`lock_timeout_s` in the docs.",
+            "[ci] chore: require torch 2.8 and regenerate uv.lock and Cargo.lock",
         ]
     )
     assert quiet == {}

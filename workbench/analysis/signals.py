@@ -644,7 +644,7 @@ _THREADED_THROUGH = re.compile(r"thread(?:s|ed|ing)?\b[^.\n]{0,80}?\bthrough\b")
 def _word_starts(text: str, low: str) -> dict[str, int]:
     """Where each theme word first occurs at a word start in `low` (`text` lowercased) as a word of
     prose: "race" is not in "trace", "hang" is not in "change", "precision" is not in
-    `PrecisionDebugger`. Chinese words have no word boundaries and count anywhere."""
+    `PrecisionDebugger`, "lock" is not in `uv.lock`. Chinese words have no word boundaries and count anywhere."""
     first: dict[str, int] = {}
     for wid, at, _end in _THEME_WORD_FINDER.places(low):
         word = _THEME_WORDS[wid]
@@ -655,6 +655,8 @@ def _word_starts(text: str, low: str) -> dict[str, int]:
             continue
         if at and (low[at - 1].isalnum() or low[at - 1] == "_"):
             continue
+        if at > 1 and low[at - 1] == "." and low[at - 2].isalnum():
+            continue  # a file's extension or an attribute: `uv.lock`, `Cargo.lock`, `self.lock`
         token = text[at : _IDENTIFIER_REST.match(text, at).end()]  # "NaN" is the word itself
         if _NAMED.search(token, len(word) - 1) or (word == "thread" and _THREADED_THROUGH.match(low, at)):
             continue
