@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from ui_helpers import XSS, live_markup, untrusted_pr
 
 from workbench.analysis.pipeline import analyze
@@ -58,3 +60,17 @@ def test_cross_references_name_another_repository():
     a = analyze(record([file("pkg/a.py", hunk(1, [" a", "+b"]))], body=body))
     out = panels.heuristics_html(a)
     assert ">old-org/minirl#298</a>" in out and "#12" in out and ">#298<" not in out
+
+
+def test_the_heuristics_panel_shows_each_judged_risk_with_why_and_where():
+    from heuristics_helpers import file, hunk, record
+
+    config = file("pkg/config/runtime.yaml", hunk(3, ["-use_cache: false", "+use_cache: true"]))
+    a = analyze(record([config], title="[trainer] feat: cache <b>by</b> default"))
+    flip = next(r for r in a.risks if r.kind == "behaviour-change")
+    out = panels.heuristics_html(a)
+    assert "<summary><b>Risks</b></summary>" in out
+    assert f"<b>behaviour-change</b>: {html.escape(flip.why)}" in out
+    assert "<code>pkg/config/runtime.yaml:3</code> use_cache: false -&gt; true" in out
+    hostile = analyze(untrusted_pr())
+    assert not live_markup(panels.heuristics_html(hostile))

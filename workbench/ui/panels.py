@@ -95,6 +95,14 @@ def heuristics_html(analysis: Any | None, *, unavailable: str | None = None) -> 
     ]
     if a.deciding:
         out.append("<div><b>Deciding:</b> " + "; ".join(e(x) for x in a.deciding) + "</div>")
+    if a.risks:  # the judged risks, each with why it is one and the lines that show it
+        out.append("<details open><summary><b>Risks</b></summary><ul>")
+        for r in a.risks:
+            out.append(f"<li><b>{e(r.kind)}</b>: {e(r.why)}")
+            if r.evidence:
+                out.append("<ul>" + "".join(_evidence(x) for x in r.evidence[:3]) + "</ul>")
+            out.append("</li>")
+        out.append("</ul></details>")
     if a.discussion:
         out.append(
             "<details open><summary><b>Discussion</b></summary>"
