@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import re
 
-from workbench.analysis.model import Analysis, CrossRef, Description, Discussion, Evidence, KeyFile, Signal
+from workbench.analysis.model import (
+    Analysis,
+    CrossRef,
+    Description,
+    Discussion,
+    Evidence,
+    KeyFile,
+    Risk,
+    Signal,
+)
 from workbench.brief import parse_brief, render_brief
 from workbench.drafting.llm import language_share
 from workbench.drafting.offline import draft_offline, headline
@@ -498,3 +507,49 @@ def test_a_one_file_pr_names_its_file_once_in_focus():
     rec2.files.append({"filename": "verl/utils/helpers.py", "additions": 3, "deletions": 1})
     focus = draft_offline(rec2, a, "en").focus
     assert any("Walk through the changed files" in item and "verl/utils/helpers.py" in item for item in focus)
+
+
+def test_the_judged_risks_are_asked_to_verify_first_with_why_in_english():
+    quiet = dict(open_items=[], cross_refs=[], discussion=Discussion(), description=Description(text="…"))
+    fix = Risk(
+        "behaviour-change",
+        "a fix changes what the code does on the path it fixes",
+        [Evidence("verl/engine.py", 456, 'if "grad_reduce_in_fp32" not in override:')],
+    )
+    default = Risk(
+        "config-default-change",
+        "a new setting is on by default: runs that never set it take the new path",
+        [Evidence("verl/trainer/config/engine/megatron.yaml", 47, "added fully_reshardable: True")],
+    )
+    # the same default seen in the generated copy, and a risk only the title shows: nothing to verify
+    sizing = Risk(
+        "memory",
+        "a default that sizes buffers, batches or parallelism changes",
+        [
+            Evidence(
+                "verl/trainer/config/_generated_ppo_megatron_trainer.yaml",
+                459,
+                "added fully_reshardable: true",
+            )
+        ],
+    )
+    told = Risk("performance", "the change is made for speed", [Evidence(None, None, "perf: faster sync")])
+    concurrency = _analysis().signals[0]
+    a = _analysis(**quiet, risks=[sizing, fix, told, default], signals=[concurrency])
+    zh = draft_offline(_record(), a, "zh")
+    assert zh.open_items == [
+        "默认值风险需核实：`verl/trainer/config/engine/megatron.yaml:47` `added fully_reshardable: True`",
+        '行为变化风险需核实：`verl/engine.py:456` `if "grad_reduce_in_fp32" not in override:`',
+        "并发风险需核实：`verl/x.py:10` `self._ack_pending = True`",  # a theme no judged risk names
+    ]
+    en = draft_offline(_record(), a, "en")
+    assert en.open_items[1] == (
+        "Behaviour change risk to verify: `verl/engine.py:456` "
+        '`if "grad_reduce_in_fp32" not in override:` (a fix changes what the code does on the path it fixes)'
+    )
+    # a judged risk and the theme that found it are said once
+    same = Risk(
+        "concurrency", "threads, locks, async tasks or inter-process messages change", concurrency.evidence
+    )
+    once = draft_offline(_record(), _analysis(**quiet, risks=[same], signals=[concurrency]), "zh")
+    assert once.open_items == ["并发风险需核实：`verl/x.py:10` `self._ack_pending = True`"]

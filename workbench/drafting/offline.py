@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..analysis.diff import is_generated_copy
 from ..analysis.model import Analysis, Description, Discussion
 from ..analysis.titles import parse_title
 from ..brief import Brief, check_lang
@@ -253,6 +254,33 @@ THEME_WORDS = {
         "refusal": "new errors",
         "defaults": "changed defaults",
         "values": "hard-coded values",
+    },
+}
+# The judged risks (Analysis.risks) as a brief names them, in the order a reader needs them: what changes
+# for runs that set nothing first. A kind a theme also names takes the theme's word, so the two are said
+# once.
+RISK_WORDS = {
+    "zh": {
+        "config-default-change": "默认值",
+        "behaviour-change": "行为变化",
+        "breaking-api": "接口破坏",
+        "security": "安全",
+        "memory": "内存",
+        "concurrency": "并发",
+        "numerics": "数值",
+        "compatibility": "版本兼容",
+        "performance": "性能",
+    },
+    "en": {
+        "config-default-change": "changed defaults",
+        "behaviour-change": "behaviour change",
+        "breaking-api": "breaking API",
+        "security": "security",
+        "memory": "memory",
+        "concurrency": "concurrency",
+        "numerics": "numerics",
+        "compatibility": "compatibility",
+        "performance": "performance",
     },
 }
 # The signals whose theme a headline names and a brief asks to verify, when lines of the diff show it. A
@@ -571,32 +599,45 @@ def _where(e) -> str:
 
 
 def _risk_items(a: Analysis | None, lang: str, taken: str) -> list[str]:
-    """Risk themes the heuristics found, each with its first piece of evidence, as things to verify.
+    """The risks to verify, each with its first line of the diff: the judged risks first (with why, in
+    English), then the themes no judged risk names (error handling, a value written into a call).
 
-    Markers are open items already; a theme whose evidence line is already quoted is not repeated. Only
-    a line of the diff is something to verify: a theme the description alone names ("fixes a crash")
-    says what the PR is about, not where it is risky."""
+    Markers are open items already; a line already quoted is not repeated. Only a line of the diff is
+    something to verify: a risk the title or description alone shows ("fixes a crash") says what the
+    PR is about, not where it is risky."""
+    if a is None:
+        return []
     out = []
     said: set[str] = set()
+
+    def ask(word: str, e, why: str | None = None) -> None:
+        nonlocal taken
+        said.add(word)
+        taken += " " + e.text
+        line = f"{_where(e)} {_code(_one_line(e.text, 100))}".strip()
+        if lang == "zh":
+            out.append(f"{word}风险需核实：{line}")
+        else:
+            out.append(f"{word[:1].upper() + word[1:]} risk to verify: {line}" + (f" ({why})" if why else ""))
+
+    order = list(RISK_WORDS["en"])
+    for r in sorted(a.risks, key=lambda r: order.index(r.kind) if r.kind in order else len(order)):
+        word = RISK_WORDS[lang].get(r.kind)
+        # a generated copy of a config repeats its source's line: the source is the place to verify
+        e = next(
+            (e for e in r.evidence if e.file and not is_generated_copy(e.file) and e.text not in taken), None
+        )
+        if word and e and word not in said:
+            ask(word, e, r.why)
     changed_defaults_first = sorted(
-        a.signals if a else [], key=lambda s: not s.name.startswith(("config.", "code.values"))
+        a.signals, key=lambda s: not s.name.startswith(("config.", "code.values"))
     )
     for s in changed_defaults_first:
-        theme = THEME_WORDS[lang].get(RISK_THEME_OF_SIGNAL.get(s.name, ""))
+        word = THEME_WORDS[lang].get(RISK_THEME_OF_SIGNAL.get(s.name, ""))
         in_diff = [e for e in s.evidence if e.file]
-        if theme is None or theme in said or not in_diff or in_diff[0].text in taken:
-            continue
-        e = in_diff[0]
-        said.add(theme)
-        taken += " " + e.text
-        line = _code(_one_line(e.text, 100))
-        where = _where(e)
-        out.append(
-            f"{theme}风险需核实：{where} {line}".replace("  ", " ")
-            if lang == "zh"
-            else f"{theme[:1].upper() + theme[1:]} risk to verify: {where} {line}".replace("  ", " ")
-        )
-    return out[:2]
+        if word and word not in said and in_diff and in_diff[0].text not in taken:
+            ask(word, in_diff[0])
+    return out[:3]
 
 
 def _checked(x) -> bool:
