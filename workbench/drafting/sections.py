@@ -15,6 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..analysis.model import Analysis
+from ..analysis.risks import RISK_OF_SIGNAL
 from ..records import PRRecord
 
 BOT_LOGINS = {
@@ -152,13 +153,22 @@ def heuristics_text(analysis: Analysis | None) -> str:
         return ""
     a = analysis
     lines = [f"open: {item}" for item in a.open_items[:8]]
+    # the judged risks (kind, why, the lines that show it); then the themes and signals no judged risk
+    # covers: what the patterns saw that the rules did not call a risk
+    for r in a.risks:
+        lines.append(f"risk {r.kind}: {r.why}")
+        lines += [f"  evidence {_evidence(e)}" for e in r.evidence[:3]]
+    judged = {r.kind for r in a.risks}
+    covered = [s for s in a.signals if RISK_OF_SIGNAL.get(s.name, ("",))[0] in judged]
     risky = [
         s
         for s in a.signals
-        if s.name.startswith(("risk.", "api.", "config.", "deps.", "tests.missing")) and s.evidence
+        if s.name.startswith(("risk.", "api.", "config.", "deps.", "tests.missing"))
+        and s.evidence
+        and s not in covered
     ]
     for s in risky[:6]:
-        lines.append(f"risk {s.name}: {s.label}")
+        lines.append(f"theme {s.name}: {s.label}")
         lines += [f"  evidence {_evidence(e)}" for e in s.evidence[:3]]
     lines.append(f"verdict hint: {a.verdict}; effort {a.effort}/5; about {a.minutes} min")
     if a.audience:
@@ -168,7 +178,7 @@ def heuristics_text(analysis: Analysis | None) -> str:
     if a.areas:
         lines.append("areas: " + ", ".join(a.areas))
     for s in a.signals[:10]:
-        if s in risky[:6]:
+        if s in risky[:6] or s in covered:
             continue
         ev = "; ".join(_evidence(e) for e in s.evidence[:2])
         lines.append(f"signal {s.name} ({s.weight:+.1f}): {s.label}" + (f" — {ev}" if ev else ""))
