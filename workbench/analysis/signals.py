@@ -276,11 +276,6 @@ _ALLOCATES = re.compile(
     r"\b(?:torch|np|numpy)\.(?:empty|zeros|ones|full|arange|tensor|as_tensor|asarray|array)(?:_like)?\("
 )
 
-
-def _indexes(line: str) -> bool:
-    return bool(_COUNTED.search(line) or _ALLOCATES.search(line))
-
-
 _VALUED = re.compile(
     r"reward|returns|score|weight|log_?p|prob|loss|value|advantage|entropy|\bkl\b|grad", re.I
 )
@@ -470,7 +465,8 @@ def scan_themes(words: WordPlaces, facts: CodeFacts, per_theme: int = 8) -> None
                     continue
                 if needle in _DEFUSED and any(d in line for d in _DEFUSED[needle]):
                     continue
-                if needle in _INDEX_NEEDLES and _indexes(line) and not _VALUED.search(line):
+                counts = needle in _INDEX_NEEDLES and (_COUNTED.search(line) or _ALLOCATES.search(line))
+                if counts and not _VALUED.search(line):
                     continue
                 if needle in _FULL_PRECISION and _ALLOCATES.search(line):
                     continue
@@ -644,7 +640,8 @@ _THREADED_THROUGH = re.compile(r"thread(?:s|ed|ing)?\b[^.\n]{0,80}?\bthrough\b")
 def _word_starts(text: str, low: str) -> dict[str, int]:
     """Where each theme word first occurs at a word start in `low` (`text` lowercased) as a word of
     prose: "race" is not in "trace", "hang" is not in "change", "precision" is not in
-    `PrecisionDebugger`, "lock" is not in `uv.lock`. Chinese words have no word boundaries and count anywhere."""
+    `PrecisionDebugger`, "lock" is not in `uv.lock`. Chinese words have no word boundaries and count
+    anywhere."""
     first: dict[str, int] = {}
     for wid, at, _end in _THEME_WORD_FINDER.places(low):
         word = _THEME_WORDS[wid]
