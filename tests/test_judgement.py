@@ -2303,10 +2303,16 @@ def test_handing_the_allocators_cache_back_is_no_memory_risk_but_still_worth_att
         "torch.cuda.ipc_collect()",
         "buffer = buffer.pin_memory()",
         "shm = shared_memory.SharedMemory(create=True, size=bucket_size)",
+        'buffer = torch.empty(bucket_size, dtype=torch.uint8, device="cuda")',
     ):
         assert "memory" in kinds(analysed(line)), line
-    # a name that only holds the word allocates nothing
-    for line in ("# a SharedMemory segment per sync", "use_shm = config.shared_memory_transfer"):
+    # a name that only holds the word allocates nothing; nor does a comment, nor a tensor made like one
+    for line in (
+        "# a SharedMemory segment per sync",
+        "use_shm = config.shared_memory_transfer",
+        "# torch.empty(bucket_size) would not be zeroed",
+        "mask = torch.empty_like(scores)",
+    ):
         assert "memory" not in kinds(analysed(line)), line
 
 

@@ -47,12 +47,13 @@ THEMES: dict[str, tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
         ("race", "deadlock", "hang", "thread", "asyncio", "lock", "concurren", "竞态", "死锁"),
     ),
     "risk.memory": (
-        "memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, leaks, unsafe",
+        "memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, buffers, leaks, unsafe",
         _n(
             "empty_cache leak ipc_collect IPC OOM __del__ pin_memory share_memory mmap memory_allocated max_memory"
         )
         + _n("weakref", "w")  # not `weakref_name`
-        + _n("SharedMemory", "s")
+        # an uninitialised tensor is a buffer sized for a transfer or a cache, not a value computed
+        + _n("SharedMemory torch.empty(", "s")
         + (("gc.collect", "s"), ("unsafe {", "s"), ("unsafe fn", "s"), ("unsafe impl", "s")),
         ("memory leak", "leak", "oom", "out of memory", "显存泄漏", "内存泄漏"),
     ),

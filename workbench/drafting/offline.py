@@ -117,8 +117,8 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
         "并发：锁、线程、asyncio、socket、ACK、竞态",
     ),
     (
-        r"memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, leaks, unsafe",
-        "内存与资源：empty_cache、gc、IPC 句柄、锁页/共享内存、泄漏、unsafe",
+        r"memory and resources: empty_cache, gc, IPC handles, pinned/shared memory, buffers, leaks, unsafe",
+        "内存与资源：empty_cache、gc、IPC 句柄、锁页/共享内存、缓冲区、泄漏、unsafe",
     ),
     (r"numerics: dtype, precision, overflow", "数值：dtype、精度、溢出"),
     (
