@@ -2093,6 +2093,83 @@ def test_versions_a_dockerfile_pins_in_its_pip_commands_are_dependency_changes()
     assert not analyze(record([stage], title="[docker] chore: rename the stage")).signal("deps.bump")
 
 
+def test_a_bound_that_flips_and_a_source_ref_that_moves_are_dependency_changes():
+    req = file("requirements-npu.txt", hunk(5, [" hydra-core", "-numpy>=2.0.0", "+numpy<2.0.0", " pandas"]))
+    a = analyze(record([req], title="[npu] chore: tidy requirements"))
+    assert [e.text for e in a.signal("deps.bump").evidence] == ["numpy: >=2.0.0 -> <2.0.0"]
+    assert "compatibility" in kinds(a)
+    # the same bound in another spelling is no change
+    same = file("requirements.txt", hunk(5, ["-numpy >= 2.0.0", '+"numpy>=2.0.0"']))
+    assert not analyze(record([same], title="[env] chore: quote")).signal("deps.bump")
+    # a repository a Dockerfile installs from moves to another branch, tag or commit
+    te = "git+https://github.com/NVIDIA/TransformerEngine.git"
+    docker = file(
+        "docker/Dockerfile.stable.vllm",
+        hunk(
+            40,
+            [
+                f"-RUN export NVTE_FRAMEWORK=pytorch && pip3 install --no-build-isolation {te}@release_v2.8",
+                f"+RUN export NVTE_FRAMEWORK=pytorch && pip3 install --no-build-isolation {te}@release_v2.10",
+                "     git clone https://gitcode.com/Ascend/MindSpeed.git && \\",
+                "-    cd MindSpeed && git checkout 2.3.0_core_r0.12.1 && cd .. ",
+                "+    cd MindSpeed && git checkout core_r0.16.0 && cd .. ",
+                "-RUN git clone -b v0.5.9 https://github.com/sgl-project/sglang.git",
+                "+RUN git clone --branch v0.5.10 https://github.com/sgl-project/sglang.git",
+            ],
+        ),
+    )
+    b = analyze(record([docker], title="[docker] fix: images for the new releases"))
+    assert [e.text for e in b.signal("deps.bump").evidence] == [
+        "transformerengine: release_v2.8 -> release_v2.10",
+        "mindspeed: 2.3.0_core_r0.12.1 -> core_r0.16.0",
+        "sglang: v0.5.9 -> v0.5.10",
+    ]
+    assert "compatibility" in kinds(b)
+    # the same ref on another line, a comment, or a clone that names no ref: nothing moved
+    kept = file(
+        "docker/Dockerfile",
+        hunk(
+            3,
+            [
+                f"-RUN pip install {te}@release_v2.8",
+                f"+RUN pip install --no-cache-dir {te}@release_v2.8",
+                "+# later: cd MindSpeed && git checkout core_r0.16.0",
+                "-RUN git clone https://github.com/sgl-project/sglang.git",
+                "+RUN git clone --depth 1 https://github.com/sgl-project/sglang.git",
+            ],
+        ),
+    )
+    assert not analyze(record([kept], title="[docker] chore: smaller layers")).signal("deps.bump")
+
+
+def test_two_manifests_bumped_together_both_lead_the_key_files():
+    def image(name, old, new):
+        return file(
+            f"docker/Dockerfile.stable.{name}",
+            hunk(
+                3,
+                [f"-RUN pip install {p}=={old}" for p in ("torch", "flash_attn", "triton", name)]
+                + [f"+RUN pip install {p}=={new}" for p in ("torch", "flash_attn", "triton", name)],
+            ),
+        )
+
+    code = py(["-    return 1", "+    return 2"], name="pkg/engine.py")
+    a = analyze(
+        record(
+            [image("sglang", "1.0", "1.1"), image("vllm", "2.0", "2.1"), code],
+            title="[docker] chore: new images",
+        )
+    )
+    assert {e.file for e in a.signal("deps.bump").evidence} == {
+        "docker/Dockerfile.stable.sglang",
+        "docker/Dockerfile.stable.vllm",
+    }
+    assert {k.filename for k in a.key_files[:2]} == {
+        "docker/Dockerfile.stable.sglang",
+        "docker/Dockerfile.stable.vllm",
+    }
+
+
 def test_new_hints_or_another_spelling_of_a_type_change_no_call():
     def change(old, new, name="estimate_flops"):
         return analyze(record([py([f"-def {name}{old}:", f"+def {name}{new}:"], name="pkg/flops.py")]))

@@ -316,9 +316,11 @@ def _yaml_paths(patch: str, lines: list[re.Match]) -> dict[int, str]:
 # operator must), so giving back part of the name never helps; without them every word of a Dockerfile
 # or setup.py line was retried letter by letter.
 _DEP = re.compile(
-    r"([+-])[ \t]*+[\"']?([A-Za-z][\w.\-]*+(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(?:==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
+    r"([+-])[ \t]*+[\"']?([A-Za-z][\w.\-]*+(?:\[[\w,\- ]+\])?)[\"']?[ \t]*(==|>=|<=|~=|!=|<|>|=|:|@)[ \t]*[\"']?[\^~v]?(\d[\w.\-*]*)"
 )
 _DEP_LINE = re.compile("\n" + _DEP.pattern)  # one scan anchored on newlines, as _CONFIG_LINE
+# operators that bound a range from one side: the same version under another of them pins other releases
+_BOUNDS = frozenset({">=", "<=", "<", ">", "!="})
 _BUMP_TITLE = re.compile(
     r"\b(bump|upgrade|pin|unpin|update|downgrade)\b.{0,60}\b(to|from|version|v?\d)", re.I
 )
@@ -390,6 +392,33 @@ def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     return _versions_moved(fd, pins, seen)
 
 
+# A package built from a repository at a ref, in a Dockerfile's or install script's commands:
+# `pip install git+https://github.com/NVIDIA/TransformerEngine.git@release_v2.8`,
+# `cd MindSpeed && git checkout 2.3.0_core_r0.12.1`, `git clone -b v0.5.10 https://github.com/x/sglang.git`.
+_SOURCE_REFS = (
+    re.compile(r"git\+\S*?/(?P<name>[\w.\-]+?)(?:\.git)?@(?P<ref>[\w.\-/]+)"),
+    re.compile(r"\bcd[ \t]+(?P<name>[\w.\-]+)[ \t]*&&[ \t]*git[ \t]+checkout[ \t]+(?P<ref>[\w.\-/]+)"),
+    re.compile(
+        r"\bgit[ \t]+clone[ \t]+(?:-b|--branch)[ \t]+(?P<ref>[\w.\-/]+)[ \t]+\S*/(?P<name>[\w.\-]+?)(?:\.git)?(?![\w.\-])"
+    ),
+)
+_GIT_LINE = re.compile(r"\n([+-])([^\n]*\bgit\b[^\n]*)")
+
+
+def _source_refs(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
+    """Repositories a build file installs from moved to another branch, tag or commit (`TransformerEngine:
+    release_v2.8 -> release_v2.10`): what the image holds changes as a pinned version's would."""
+    if fd.role != "build" or "git" not in head:
+        return []
+    refs = (
+        (line.group(1), m.group("name").lower(), m.group("ref"), line.start())
+        for line in _GIT_LINE.finditer(head)
+        for pattern in _SOURCE_REFS
+        for m in pattern.finditer(line.group(2))
+    )
+    return _versions_moved(fd, refs, seen)
+
+
 # a Dockerfile's base image and its tag: `FROM lmsysorg/sglang:v0.5.12 AS base`
 _BASE_IMAGE = re.compile(r"\n([+-])FROM\s+(?:--platform=\S+\s+)?(\S+):([\w.\-]+)(?=\s|$)")
 
@@ -438,23 +467,31 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
         own = {m.group(1): m.group(2) for m in _OWN_VERSION.finditer(head)}
         if "+" in own and own.get("-") != own["+"]:
             releases.setdefault(own["+"], []).append(fd.filename)
-        old: dict[str, str] = {}
+        old: dict[str, str] = {}  # package -> the version a removed line pins
+        old_bound: dict[str, str] = {}  # package -> that line's operator and version
         for m in _DEP_LINE.finditer(head):
-            name = m.group(2).lower()
+            sign, name, op, version = m.group(1), m.group(2).lower(), m.group(3), m.group(4)
             if name == "version":  # the manifest's own version, above
                 continue
-            if m.group(1) == "-":
-                old[name] = m.group(3)
-            elif old.get(name) != m.group(3):
+            # `numpy>=2.0.0` -> `numpy<2.0.0` names one version on either side of it: the bound moved
+            bound = op + version if op in _BOUNDS else version
+            if sign == "-":
+                old[name], old_bound[name] = version, bound
+            elif old_bound.get(name) != bound:
                 line_end = head.find("\n", m.end())
                 if _INTERNAL_DEP.search(head, m.start(), line_end if line_end >= 0 else len(head)):
                     internal += 1
                     continue
-                was = f"{old[name]} -> " if name in old else "added "
-                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{m.group(3)}"))
+                if name not in old:
+                    was = "added "
+                else:
+                    was = f"{old_bound[name]} -> " if old[name] == version else f"{old[name]} -> "
+                    version = bound if old[name] == version else version
+                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{version}"))
         named = {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename}  # each package once per file
         ev += _base_images(fd, head, named)  # adds the images it names
         ev += _pip_pins(fd, head, named)  # adds the packages it names
+        ev += _source_refs(fd, head, named)  # adds the repositories it names
         ev += _unpinned(fd, head, old, named)
         dropped += _dropped(fd, head, old)
     # a pin that leaves one manifest for another (requirements.txt -> pyproject.toml) moved, not went;
@@ -483,14 +520,24 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
         ev += [(f, None, None, f"version -> {v}") for v, fs in releases.items() for f in fs]
     if not ev and not sigs and any(f.role == "build" for f in files) and _BUMP_TITLE.search(title or ""):
         ev.append((None, None, None, title))
-    # shown first: versions that moved (what environments pinned elsewhere must follow), then packages
-    # added, then pins dropped; the manifests they name lead the key files
-    ev.sort(key=_telling_order)
-    sigs += counted_signals("deps.bump", "dependency versions changed", ev, conv)
+    sigs += counted_signals("deps.bump", "dependency versions changed", _in_telling_order(ev), conv)
     return sigs
 
 
-def _telling_order(find: Find) -> int:
+def _in_telling_order(finds: list[Find]) -> list[Find]:
+    """Versions that moved first (what environments pinned elsewhere must follow), then packages added,
+    then pins dropped. Within each, every manifest's first find comes before any manifest's second: the
+    manifests the evidence names lead the key files, and two images bumped together both lead."""
+    nth: dict[tuple[str | None, int], int] = {}
+    keyed = []
+    for find in finds:
+        kind = _kind_of_find(find)
+        n = nth[find[0], kind] = nth.get((find[0], kind), -1) + 1
+        keyed.append(((kind, n), find))
+    return [find for _key, find in sorted(keyed, key=lambda k: k[0])]
+
+
+def _kind_of_find(find: Find) -> int:
     """0 a version that moved, 1 a package added, 2 a pin dropped (`name: 1.2 -> removed`)."""
     text = find[3]
     if text.endswith(" -> removed"):
