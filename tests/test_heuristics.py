@@ -628,6 +628,11 @@ def test_ci_only_tiny_is_skip_and_larger_is_a_skim_for_ci():
     readme = file("docs/ascend/README.md", hunk(1, [f"+Step {i}: set the image." for i in range(40)]))
     assert analyze(record([readme], title="[doc] chore: fix ascend readme")).verdict == "skip"
     assert analyze(record([readme], title="[doc] feat: ascend quick start")).verdict == "skim"
+    # so is a correction (a wrong path or flag in a guide or a script), up to a medium change
+    assert analyze(record([readme], title="[doc] fix: the ascend image path")).verdict == "skip"
+    example = file("examples/grpo/run_qwen3.sh", hunk(1, [f"+    actor.opt_{i}=True \\" for i in range(40)]))
+    assert analyze(record([example], title="[recipe] fix: dapo script flags")).verdict == "skip"
+    assert analyze(record([example], title="[recipe] feat: dapo script for qwen3")).verdict == "skim"
     larger = file(
         ".github/workflows/e2e_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(120)])
     )

@@ -113,10 +113,12 @@ def _deep_if_strong(f: Facts, c: Conventions) -> str:
 def _skip_if_tiny_or_cut(f: Facts, c: Conventions) -> str:
     # a job, a page or a test that only goes (a redundant workflow, an outdated guide, a dead script) is
     # told by its title, and so is housekeeping its author calls a chore (a readme touched up, a CI
-    # machine changed, code owners), up to a medium change
+    # machine changed, code owners), up to a medium change; so is a fix of a guide or an example (a wrong
+    # path or flag corrected), but not a CI fix: why the jobs failed is what CI maintainers read
     if _tiny(f, c) or not any(fd.additions for fd in f.files):
         return "skip"
-    if f.kind == "chore" and f.churn <= c.threshold("medium_lines", 80):
+    corrects = f.kind == "fix" and "ci" not in f.scope
+    if (f.kind == "chore" or corrects) and f.churn <= c.threshold("medium_lines", 80):
         return "skip"
     return "skim"
 
