@@ -336,10 +336,15 @@ def risks_of(
     # Any other change that rewrites much existing program code changes what runs on that path: second
     # reviewers marked three in four such PRs so (a move or a satellite's rewrite runs nothing new).
     elif not f.moved and not f.satellite:
-        rewritten = [(fd, ev) for fd in code if fd.status == "modified" and (ev := _rewrite(fd))]
-        if rewritten and sum(fd.deletions for fd, _ev in rewritten) >= conv.threshold("rewritten_lines", 20):
-            _biggest, where = max(rewritten, key=lambda rewrite: rewrite[0].deletions)
-            add("behaviour-change", "existing code is rewritten: what runs on that path changes", [where])
+        enough, rewritten, where = conv.threshold("rewritten_lines", 20), 0, None
+        # the biggest rewrite first: its line is shown, and the count is reached in the fewest files read
+        for fd in sorted((fd for fd in code if fd.status == "modified"), key=lambda fd: -fd.deletions):
+            if ev := _rewrite(fd):
+                where = where or ev
+                rewritten += fd.deletions
+            if where is not None and rewritten >= enough:
+                add("behaviour-change", "existing code is rewritten: what runs on that path changes", [where])
+                break
     # a guide about performance changes nothing that runs: the title speaks of what runs only beside code
     runs = bool(f.scope - {"docs"})
     if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
