@@ -239,8 +239,8 @@ def _declares(fd: FileDiff, added_line: str, name: str) -> bool:
     return fd.language == "YAML" or "=" in code
 
 
-def _rewrite(fd: FileDiff) -> Evidence | None:
-    """Where a change rewrites program code in `fd`: it takes out a line of code and writes one that does
+def _fix_rewrite(fd: FileDiff) -> Evidence | None:
+    """Where a fix rewrites program code in `fd`: it takes out a line of code and writes one that does
     something (the first such line is shown) or writes nothing (its counts are). Not a run script's
     arguments (an example, not what users' runs do), nor a line that only logs, quotes or imports
     written in its place (a message reworded, a type hint put in quotes), nor code added beside a
@@ -327,24 +327,12 @@ def risks_of(
         if not f.satellite and "config-default-change" in by_kind:
             add("behaviour-change", "a code path goes away and a default moves runs off it", title_ev)
     elif f.kind == "fix" and not _fixes_a_stop(title):
-        rewrites = [(fd, ev) for fd in code if (ev := _rewrite(fd))]
+        rewrites = [(fd, ev) for fd in code if (ev := _fix_rewrite(fd))]
         if rewrites:
             _biggest, where = max(rewrites, key=lambda rewrite: rewrite[0].changes)
             add("behaviour-change", "a fix changes what the code does on the path it fixes", [where])
         elif exits := _early_exits(code):
             add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)
-    # Any other change that rewrites much existing program code changes what runs on that path: second
-    # reviewers marked three in four such PRs so (a move or a satellite's rewrite runs nothing new).
-    elif not f.moved and not f.satellite:
-        enough, rewritten, where = conv.threshold("rewritten_lines", 20), 0, None
-        # the biggest rewrite first: its line is shown, and the count is reached in the fewest files read
-        for fd in sorted((fd for fd in code if fd.status == "modified"), key=lambda fd: -fd.deletions):
-            if ev := _rewrite(fd):
-                where = where or ev
-                rewritten += fd.deletions
-            if where is not None and rewritten >= enough:
-                add("behaviour-change", "existing code is rewritten: what runs on that path changes", [where])
-                break
     # a guide about performance changes nothing that runs: the title speaks of what runs only beside code
     runs = bool(f.scope - {"docs"})
     if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
