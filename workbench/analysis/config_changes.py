@@ -8,6 +8,7 @@ Keys and values are read with regexes anchored on line starts, one pass over eac
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from .codelines import SCRIPT_LANGUAGES
@@ -483,11 +484,12 @@ def scan_deps(files: list[FileDiff], title: str, conv: Conventions) -> list[Sign
                     internal += 1
                     continue
                 if name not in old:
-                    was = "added "
+                    change = f"added {version}"
+                elif old[name] == version:  # the same version under another bound
+                    change = f"{old_bound[name]} -> {bound}"
                 else:
-                    was = f"{old_bound[name]} -> " if old[name] == version else f"{old[name]} -> "
-                    version = bound if old[name] == version else version
-                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {was}{version}"))
+                    change = f"{old[name]} -> {version}"
+                ev.append((fd.filename, fd.patch, m.start(), f"{name}: {change}"))
         named = {f[3].split(":", 1)[0] for f in ev if f[0] == fd.filename}  # each package once per file
         ev += _base_images(fd, head, named)  # adds the images it names
         ev += _pip_pins(fd, head, named)  # adds the packages it names
@@ -528,13 +530,14 @@ def _in_telling_order(finds: list[Find]) -> list[Find]:
     """Versions that moved first (what environments pinned elsewhere must follow), then packages added,
     then pins dropped. Within each, every manifest's first find comes before any manifest's second: the
     manifests the evidence names lead the key files, and two images bumped together both lead."""
-    nth: dict[tuple[str | None, int], int] = {}
-    keyed = []
+    ranked = []
+    earlier: Counter[tuple[str | None, int]] = Counter()  # (manifest, kind) -> finds ranked so far
     for find in finds:
         kind = _kind_of_find(find)
-        n = nth[find[0], kind] = nth.get((find[0], kind), -1) + 1
-        keyed.append(((kind, n), find))
-    return [find for _key, find in sorted(keyed, key=lambda k: k[0])]
+        ranked.append(((kind, earlier[find[0], kind]), find))
+        earlier[find[0], kind] += 1
+    ranked.sort(key=lambda pair: pair[0])  # stable: within a rank, the manifests keep their order
+    return [find for _rank, find in ranked]
 
 
 def _kind_of_find(find: Find) -> int:
