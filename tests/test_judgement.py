@@ -3,6 +3,8 @@ real-looking patches (Python, YAML, a dataclass, shell and CI, Rust); reverts an
 
 from __future__ import annotations
 
+import time
+
 from heuristics_helpers import file, guide_beside_config, hunk, record
 
 from workbench.analysis.codelines import is_python_prose
@@ -2140,6 +2142,15 @@ def test_a_bound_that_flips_and_a_source_ref_that_moves_are_dependency_changes()
         ),
     )
     assert not analyze(record([kept], title="[docker] chore: smaller layers")).signal("deps.bump")
+
+
+def test_a_hostile_dockerfile_line_does_not_hang_the_dependency_scan():
+    # thousands of "git+" and no "@" on one line: a pattern free to start at each "git+" read the rest
+    # of the line from each (40 s); matched word by word it is one pass. A hang guard, not a benchmark.
+    line = "+RUN pip install " + "git+https://example.org/" * 5000 + "x" * 50000
+    started = time.monotonic()
+    a = analyze(record([file("docker/Dockerfile", hunk(1, [line]))], title="[docker] chore: x"))
+    assert time.monotonic() - started < 10 and not a.signal("deps.bump")
 
 
 def test_two_manifests_bumped_together_both_lead_the_key_files():

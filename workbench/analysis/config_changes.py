@@ -394,10 +394,11 @@ def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
 
 
 # A package built from a repository at a ref, in a Dockerfile's or install script's commands:
-# `pip install git+https://github.com/NVIDIA/TransformerEngine.git@release_v2.8`,
+# `pip install git+https://github.com/NVIDIA/TransformerEngine.git@release_v2.8` (matched at the start of
+# a word: a pattern free to start anywhere would retry each "git+" of a long line to its end),
+_GIT_URL_REF = re.compile(r"[\"']?git\+\S*/(?P<name>[\w.\-]+?)(?:\.git)?@(?P<ref>[\w.\-/]+)")
 # `cd MindSpeed && git checkout 2.3.0_core_r0.12.1`, `git clone -b v0.5.10 https://github.com/x/sglang.git`.
-_SOURCE_REFS = (
-    re.compile(r"git\+\S*?/(?P<name>[\w.\-]+?)(?:\.git)?@(?P<ref>[\w.\-/]+)"),
+_CHECKOUTS = (
     re.compile(r"\bcd[ \t]+(?P<name>[\w.\-]+)[ \t]*&&[ \t]*git[ \t]+checkout[ \t]+(?P<ref>[\w.\-/]+)"),
     re.compile(
         r"\bgit[ \t]+clone[ \t]+(?:-b|--branch)[ \t]+(?P<ref>[\w.\-/]+)[ \t]+\S*/(?P<name>[\w.\-]+?)(?:\.git)?(?![\w.\-])"
@@ -411,12 +412,12 @@ def _source_refs(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     release_v2.8 -> release_v2.10`): what the image holds changes as a pinned version's would."""
     if fd.role != "build" or "git" not in head:
         return []
-    refs = (
-        (line.group(1), m.group("name").lower(), m.group("ref"), line.start())
-        for line in _GIT_LINE.finditer(head)
-        for pattern in _SOURCE_REFS
-        for m in pattern.finditer(line.group(2))
-    )
+    refs = []
+    for line in _GIT_LINE.finditer(head):
+        text = line.group(2)
+        found = [m for word in text.split() if (m := _GIT_URL_REF.match(word))]
+        found += [m for pattern in _CHECKOUTS for m in pattern.finditer(text)]
+        refs += [(line.group(1), m.group("name").lower(), m.group("ref"), line.start()) for m in found]
     return _versions_moved(fd, refs, seen)
 
 
