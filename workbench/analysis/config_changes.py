@@ -16,7 +16,7 @@ from .conventions import Conventions
 from .diff import FileDiff, added_lines_with, is_generated_copy
 from .model import Evidence, Signal
 from .patchscan import in_added_section, in_python_function, yaml_key_paths
-from .signals import Find, counted_signals
+from .signals import GIT_INSTALL, Find, counted_signals
 
 
 def _value(v: str) -> str:
@@ -394,9 +394,7 @@ def _pip_pins(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
 
 
 # A package built from a repository at a ref, in a Dockerfile's or install script's commands:
-# `pip install git+https://github.com/NVIDIA/TransformerEngine.git@release_v2.8` (matched at the start of
-# a word: a pattern free to start anywhere would retry each "git+" of a long line to its end),
-_GIT_URL_REF = re.compile(r"[\"']?git\+\S*/(?P<name>[\w.\-]+?)(?:\.git)?@(?P<ref>[\w.\-/]+)")
+# `pip install git+https://github.com/NVIDIA/TransformerEngine.git@release_v2.8` (signals.GIT_INSTALL),
 # `cd MindSpeed && git checkout 2.3.0_core_r0.12.1`, `git clone -b v0.5.10 https://github.com/x/sglang.git`.
 _CHECKOUTS = (
     re.compile(r"\bcd[ \t]+(?P<name>[\w.\-]+)[ \t]*&&[ \t]*git[ \t]+checkout[ \t]+(?P<ref>[\w.\-/]+)"),
@@ -415,10 +413,20 @@ def _source_refs(fd: FileDiff, head: str, seen: set[str]) -> list[Find]:
     refs = []
     for line in _GIT_LINE.finditer(head):
         text = line.group(2)
-        found = [m for word in text.split() if (m := _GIT_URL_REF.match(word))]
-        found += [m for pattern in _CHECKOUTS for m in pattern.finditer(text)]
-        refs += [(line.group(1), m.group("name").lower(), m.group("ref"), line.start()) for m in found]
+        # a build argument (`@${TE_VERSION}`) is set elsewhere: no ref here to compare
+        found = [
+            (_repository(m.group("url")), m.group("ref"))
+            for m in GIT_INSTALL.finditer(text)
+            if m.group("ref") and not m.group("ref").startswith("$")
+        ]
+        found += [(m.group("name"), m.group("ref")) for pattern in _CHECKOUTS for m in pattern.finditer(text)]
+        refs += [(line.group(1), name.lower(), ref, line.start()) for name, ref in found]
     return _versions_moved(fd, refs, seen)
+
+
+def _repository(url: str) -> str:
+    """A repository's name from its URL: `github.com/NVIDIA/TransformerEngine.git` -> TransformerEngine."""
+    return url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
 
 
 # a Dockerfile's base image and its tag: `FROM lmsysorg/sglang:v0.5.12 AS base`

@@ -723,8 +723,9 @@ _RELEASE_URL = re.compile(r"https?://\S*/v?\d+\.\d+[\w.-]*/")
 _UNPINNED_ACTION = re.compile(r"\buses:\s*[\w.-]+/[\w./-]+@(?:main|master|latest|HEAD)\b")
 # a package installed from a repository (`pip install git+https://github.com/o/r.git@main`): with no ref,
 # or a branch's, it is that branch on the day the job runs; a commit or a release tag (`@4f2a9c1`,
-# `@v0.5.2`, both with a digit) pins it, and so does a build argument (`@${TE_VERSION}`)
-_GIT_INSTALL = re.compile(r"\bgit\+\w+://[^\s\"'@]+(?:@([^\s\"'#]+))?")
+# `@v0.5.2`, both with a digit) pins it, and so does a build argument (`@${TE_VERSION}`). scan_deps reads
+# the same URLs for the ref a build file moves.
+GIT_INSTALL = re.compile(r"\bgit\+\w+://(?P<url>[^\s\"'@]+)(?:@(?P<ref>[^\s\"'#]+))?")
 # CI given more power than reading needs, or packages from hosts it cannot verify
 _CI_ELEVATED = re.compile(
     r"--privileged\b|seccomp[=:]unconfined|\bcontents:\s*write\b|\bpull_request_target\b|"
@@ -742,7 +743,7 @@ _ENV_MAPPING = re.compile(r"^\s*-?\s*[\w-]+\s*:\s*[\"']?\$\{\{\s*secrets\.")
 def _installs_a_branch(code: str) -> bool:
     """Whether a line installs a package from a repository's branch: a `git+` URL with no ref, or one
     with neither a digit nor a variable in it."""
-    refs = [m.group(1) or "" for m in _GIT_INSTALL.finditer(code)]
+    refs = [m.group("ref") or "" for m in GIT_INSTALL.finditer(code)]
     return any(not any(c.isdigit() or c == "$" for c in ref) for ref in refs)
 
 
