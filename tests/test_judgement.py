@@ -1953,33 +1953,44 @@ def test_a_change_made_to_use_less_memory_is_one_to_measure():
         ["-        weights = gather(experts)", "+        weights = gather(experts, ep_rank=self.ep_rank)"]
     )
 
-    def perf(title):
-        return "performance" in kinds(analyze(record([refit], title=title)))
-
-    assert perf("[veomni] feat: reduce extra memory from O(E) to O(E/ep_size) during weight refit")
-    assert perf("[trainer] fix: reduce memory footprint by moving data to the device per mini batch")
-    assert not perf("[trainer] fix: free memory of the old weights")  # what it does, not what it is for
-    assert not perf("[doc] fix: memory section of the FAQ")
-    assert not perf("[profiler] feat: more detailed memory usage reports")  # a topic, not a goal
-
     def memory(title):
         return "memory" in kinds(analyze(record([refit], title=title)))
 
     assert memory("[fsdp] feat: integrate TiledMLP for memory-efficient MLP computation")
     assert memory("[vllm] feat: opt for FP8 rollout memory")
+    assert memory("[trainer] fix: reduce memory footprint by moving data to the device per mini batch")
+    assert not memory("[trainer] fix: free memory of the old weights")  # what it does, not what it is for
+    assert not memory("[doc] fix: memory section of the FAQ")
     assert not memory("[rollout] feat: faster weight sync")  # speed alone
-    assert not memory("[profiler] feat: more detailed memory usage reports")
+    assert not memory("[profiler] feat: more detailed memory usage reports")  # a topic, not a goal
 
 
-def test_a_guide_about_performance_changes_nothing_that_runs():
-    guide = file(
-        "docs/perf/tuning.md", hunk(1, ["+# Performance tuning", "+", "+Raise `micro_batch_size` first."])
+def test_a_title_that_promises_speed_raises_no_performance_risk():
+    # What a change is for is no risk of it: a speed-up is flagged where its code shows one (a default
+    # that sizes batches), not because its title says "faster". Readers labelled the titled kind a
+    # performance risk on 2 of 9 PRs (benchmarks/labels/README.md).
+    refit = py(
+        ["-        weights = gather(experts)", "+        weights = gather(experts, ep_rank=self.ep_rank)"]
     )
-    title = "[doc] feat: add a performance tuning guide"
-    assert "performance" not in kinds(analyze(record([guide], title=title)))
+
+    def perf(title):
+        return "performance" in kinds(analyze(record([refit], title=title)))
+
+    assert not perf("[fsdp] feat: Merge lora in fsdp training to speed up rollout")
+    assert not perf("[algo, perf] feat: Vectorize RLOO Advantage Estimator - 20x Speedup")
+    sized = file("verl/trainer/config/rollout.yaml", hunk(1, ["-max_num_seqs: 1024", "+max_num_seqs: 256"]))
+    assert "performance" in kinds(analyze(record([sized], title="[rollout] fix: fewer sequences")))
+
+
+def test_a_guide_about_memory_changes_nothing_that_runs():
+    guide = file(
+        "docs/perf/tuning.md", hunk(1, ["+# Memory tuning", "+", "+Raise `micro_batch_size` first."])
+    )
+    title = "[doc] feat: a guide to reducing memory use"
+    assert "memory" not in kinds(analyze(record([guide], title=title)))
     # beside the code it describes, the same title speaks of what runs
     code = py(["-        size = 1", "+        size = self.micro_batch_size"])
-    assert "performance" in kinds(analyze(record([guide, code], title=title)))
+    assert "memory" in kinds(analyze(record([guide, code], title=title)))
 
 
 def test_asking_for_cores_or_the_current_thread_or_catching_is_no_concurrency():

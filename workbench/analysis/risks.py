@@ -78,14 +78,14 @@ def _leaf_key(evidence_text: str) -> str:
     return evidence_text.split(":", 1)[0].removeprefix("added ").rsplit(".", 1)[-1]
 
 
-# A title that says the change is made to use less memory, or for speed (a "perf" area tag alone says
-# where, not what; "memory usage" alone is a topic: reports, stats, attributes).
-_MEMORY_GOAL = (
-    r"(?:reduc|lower|sav|cut|optimi[sz]|opt\b)\w*\b[^.]{0,30}\bmemory"
-    r"|memory[- ](?:efficient|saving)|less memory"
+# A title that says the change is made to use less memory ("memory usage" alone is a topic: reports,
+# stats, attributes). A title that promises speed raises nothing: readers call a speed-up a performance
+# risk where its code shows one (a default that sizes batches), seldom for what it is for.
+_MEMORY_WORDS = re.compile(
+    r"\b(?:(?:reduc|lower|sav|cut|optimi[sz]|opt\b)\w*\b[^.]{0,30}\bmemory"
+    r"|memory[- ](?:efficient|saving)|less memory)\b",
+    re.I,
 )
-_MEMORY_WORDS = re.compile(rf"\b(?:{_MEMORY_GOAL})\b", re.I)
-_PERF_WORDS = re.compile(rf"\b(?:performance|speed ?up|faster|throughput|latency|{_MEMORY_GOAL})\b", re.I)
 # A fix titled by the failure it ends (a crash, a raised exception, a hang, a shape that did not fit)
 # makes runs that stopped go through; a run that went through before does what it did. "Error" and
 # "typo" are left out: an off-by-one error or a typo in a key name changes what working runs compute;
@@ -294,8 +294,8 @@ def risks_of(
     signals: list[Signal], f: Facts, facts: CodeFacts, conv: Conventions, title: str = ""
 ) -> list[Risk]:
     """Risks by kind, each with the lines that show it (see RISK_OF_SIGNAL), plus the kinds that follow
-    from what the PR is: a fix or revert of program code changes behaviour; a change titled as a
-    performance change is one; a dependency change for a security advisory is a security risk."""
+    from what the PR is: a fix or revert of program code changes behaviour; a change titled as made
+    to use less memory is a memory risk; a dependency change for a security advisory is a security risk."""
     n_ev = int(conv.threshold("max_evidence", 3))
     by_kind: dict[str, Risk] = {}
 
@@ -333,10 +333,8 @@ def risks_of(
             add("behaviour-change", "a fix changes what the code does on the path it fixes", [where])
         elif exits := _early_exits(code):
             add("behaviour-change", "a fix makes code that ran before stop early on the path it fixes", exits)
-    # a guide about performance changes nothing that runs: the title speaks of what runs only beside code
+    # a guide about memory changes nothing that runs: the title speaks of what runs only beside code
     runs = bool(f.scope - {"docs"})
-    if runs and (f.kind == "perf" or _PERF_WORDS.search(title or "")):
-        add("performance", "the change is made for speed or memory: measure before relying on it", title_ev)
     if runs and _MEMORY_WORDS.search(title or ""):
         add(
             "memory", "the change is made to use less memory: measure the peak before relying on it", title_ev
