@@ -1862,8 +1862,22 @@ def test_a_fix_that_only_rewords_a_log_quotes_a_hint_or_edits_an_example_changes
             ],
         ),
     )
-    for f in (log, hint, example):
+    # an import that moved in a new release of a dependency, with a fallback to its old place
+    fallback = py(
+        [
+            "-from vllm.lora.models import LoRAModel",
+            "+try:",
+            "+    from vllm.lora.lora_model import LoRAModel",
+            "+except ImportError:",
+            "+    from vllm.lora.models import LoRAModel",
+        ],
+        name="pkg/vllm_utils.py",
+    )
+    for f in (log, hint, example, fallback):
         assert change(fix(f)) is None, f["filename"]
+    # an except clause that handles a failure of what runs is code that does something
+    handled = py(["-        except ImportError:", "+        except RuntimeError:"], name="pkg/loader.py")
+    assert change(fix(handled)) is not None
     # an assertion rewritten, or code only taken out, still changes which runs go on
     check = py(
         [

@@ -141,8 +141,11 @@ _STRING_LINE = re.compile(r"""[rRbBuUfF]{0,2}["']""")
 # names and commas alone: one line of a multi-line import, signature or argument list ("self,")
 _NAME_LIST = re.compile(r"[\w., ]*,\s*$")
 # a line that only frames others: a decorator or attribute (`#[derive(...)]`), a signature's closing
-# line, a bare try/else/finally, a module's logger
-_FRAME = re.compile(r"@|#\[|\)|(?:try|else|finally)\s*:|\w+\s*=\s*logging\.getLogger\(")
+# line, a bare try/else/finally, the `except ImportError:` of an import's fallback, a module's logger
+_FRAME = re.compile(
+    r"@|#\[|\)|(?:try|else|finally)\s*:|except\s*\(?\s*(?:ImportError|ModuleNotFoundError)\s*\)?\s*:"
+    r"|\w+\s*=\s*logging\.getLogger\("
+)
 _WORD = re.compile(r"\w")
 
 
