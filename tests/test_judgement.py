@@ -552,6 +552,8 @@ def test_a_platform_the_title_names_is_read_by_its_users():
         "ascend-npu",
     ]
     assert "amd-rocm" in audiences("[vllm] fix: preserve ROCm attention cache for CUDA graphs")
+    # MindSpeed is the Megatron of Ascend: its backend's changes are read on Ascend NPUs
+    assert "ascend-npu" in audiences("[megatron] feat: add MindSpeed-Bridge and Megatron backend support")
     # a word inside another word names nothing
     assert "ascend-npu" not in audiences("[trainer] fix: sort the inputs by npus_per_node")
 
