@@ -272,6 +272,7 @@ STAGES = (
     "scan_registrations",
     "scan_defaults",
     "scan_commands",
+    "scan_module_paths",
     "scan_deps",
     "description_signals",
     "text_theme_evidence",

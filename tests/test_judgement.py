@@ -2549,3 +2549,31 @@ def test_a_value_written_into_a_call_or_a_signature_is_a_behaviour_change():
     )
     f = analyze(record([hf_field], title="Change default max_completion_length"))
     assert not f.signal("code.values") and f.signal("config.defaults")
+
+
+def test_a_module_removed_or_moved_breaks_the_imports_of_its_old_path():
+    def breaking(*files, title="[model] refactor: engine folder structure"):
+        a = analyze(record(list(files), title=title))
+        risk = next((r for r in a.risks if r.kind == "breaking-api"), None)
+        return [e.text for e in risk.evidence] if risk else []
+
+    engine = file("verl/workers/engine_workers.py", hunk(1, ["+class ActorWorker(Worker):", "+    pass"]))
+    # every class moves to another file: none is removed, but `from verl.workers.roles import ...` fails
+    gone = file(
+        "verl/workers/roles/actor.py", hunk(1, ["-class ActorWorker(Worker):", "-    pass"]), status="removed"
+    )
+    package = file(
+        "verl/workers/roles/__init__.py", hunk(1, ["-from .actor import ActorWorker"]), status="removed"
+    )
+    assert breaking(engine, gone, package) == [
+        "module removed: verl.workers.roles.actor",
+        "module removed: verl.workers.roles",
+    ]
+    moved = file("verl/utils/tokenizer/chat_template.py", status="renamed",
+                 previous_filename="verl/utils/chat_template.py")  # fmt: skip
+    assert breaking(moved) == ["module moved: verl.utils.chat_template -> verl.utils.tokenizer.chat_template"]
+    # what nobody imports: a test, a private module, a developer's script, an example
+    for path in ("tests/roles/test_actor.py", "verl/workers/_impl.py", "scripts/convert_ckpt.py",
+                 "examples/run_actor.py", "docs/roles.md"):  # fmt: skip
+        quiet = file(path, hunk(1, ["-x = 1"]), status="removed")
+        assert breaking(engine, quiet) == [], path

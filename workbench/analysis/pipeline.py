@@ -54,7 +54,7 @@ from .signals import (
     text_theme_evidence,
     theme_signals,
 )
-from .symbols import scan_registrations, scan_symbols
+from .symbols import scan_module_paths, scan_registrations, scan_symbols
 from .titles import TitleParts
 from .verdicts import READ_COST, VERDICT_RULES, Facts, Rule, decide, effort_and_minutes
 
@@ -388,6 +388,7 @@ def diff_signals(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Con
         g.signals += scan_registrations(pr.files, conv)
         g.signals += scan_defaults(pr.files, conv)
         g.signals += scan_commands(words, conv)
+    g.signals += scan_module_paths(pr.files, conv)
     g.signals += scan_deps(pr.files, pr.title, conv)
     return cat
 

@@ -37,6 +37,7 @@ RISK_OF_SIGNAL: dict[str, tuple[str, str]] = {
     "api.breaking": ("breaking-api", "marked as breaking: callers or configs must change"),
     "api.removed": ("breaking-api", "public functions or classes are removed or renamed"),
     "api.signature": ("breaking-api", "public signatures change: callers must follow"),
+    "api.module_gone": ("breaking-api", "a module is removed or renamed: imports of its old path break"),
     "config.defaults": (
         "config-default-change",
         "a default changes: runs that never set it behave differently",

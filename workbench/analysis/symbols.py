@@ -128,6 +128,47 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
     return sigs
 
 
+def scan_module_paths(files: list[FileDiff], conv: Conventions) -> list[Signal]:
+    """Library modules the PR deletes or renames (by the files' statuses, with or without patches)."""
+    gone = [ev for fd in files if (ev := _module_gone(fd, conv))]
+    if not gone:
+        return []
+    n_ev = int(conv.threshold("max_evidence", 3))
+    label = f"Python modules removed or renamed ({len(gone)})"
+    return [Signal("api.module_gone", label, conv.weight("api.module_gone"), gone[:n_ev])]
+
+
+def _module_gone(fd: FileDiff, conv: Conventions) -> Evidence | None:
+    """A library module that is deleted or renamed: code importing it by its old path breaks, even where
+    every definition lives on in another file (a package reshaped, a module split). Not a test, an
+    example's, a recipe's or a developer's script (`scripts/`, `tools/`: run, not imported), nor a
+    private module (`_impl.py`)."""
+    if fd.language != "Python" or fd.role != "code" or fd.status not in ("removed", "renamed"):
+        return None
+    old = fd.old_filename if fd.status == "renamed" and fd.old_filename else fd.filename
+    base = old.rsplit("/", 1)[-1]
+    if (
+        base.startswith("_")
+        and base != "__init__.py"
+        or old.startswith(_SCRIPT_DIRS)
+        or conv.in_satellite(old)
+    ):
+        return None
+    if fd.status == "renamed":
+        return Evidence(fd.filename, None, f"module moved: {_dotted(old)} -> {_dotted(fd.filename)}")
+    return Evidence(fd.filename, None, f"module removed: {_dotted(old)}")
+
+
+_SCRIPT_DIRS = ("scripts/", "tools/", "bin/", "dev/")
+
+
+def _dotted(path: str) -> str:
+    """The import path of a module file: `verl/workers/roles/actor.py` -> `verl.workers.roles.actor`,
+    a package's `__init__.py` -> the package."""
+    module = path.removeprefix("src/").removesuffix(".py").removesuffix("/__init__")
+    return module.replace("/", ".")
+
+
 def _api_changes(
     fd: FileDiff, added: dict[str, tuple[str, int]], removed: dict[str, tuple[str, int]], public: set[str]
 ) -> tuple[list[Evidence], list[Find]]:
