@@ -2577,3 +2577,41 @@ def test_a_module_removed_or_moved_breaks_the_imports_of_its_old_path():
                  "examples/run_actor.py", "docs/roles.md"):  # fmt: skip
         quiet = file(path, hunk(1, ["-x = 1"]), status="removed")
         assert breaking(engine, quiet) == [], path
+
+
+def test_a_change_to_what_runs_report_is_read_by_those_who_read_the_reports():
+    monitor = py(
+        [
+            "-        return outputs",
+            "+        counts = torch.bincount(routed_experts.flatten(), minlength=num_experts)",
+            "+        self._lock = threading.Lock()",
+            "+        buffer = torch.empty(num_experts, dtype=torch.int64, device='cuda')",
+            "+        task = asyncio.create_task(self._publish(counts))",
+            *[f"+        metrics['moe/load_{i}'] = counts[{i}].item()" for i in range(40)],
+            "+        return outputs",
+        ],
+        name="verl/workers/rollout/replica.py",
+    )
+
+    test = file("tests/test_replica.py", hunk(1, [f"+def test_load_{i}():" for i in range(5)]))
+
+    def judged(title, *files):
+        a = analyze(record(list(files or [monitor, test]), title=title))
+        return a.verdict, a.deciding[0]
+
+    verdict, why = judged("[trainer, rollout] feat: log rollout moe load-balance metrics")
+    assert (verdict, why.split(":")[0]) == (
+        "skim",
+        "changes what runs report (metrics, profiles, traces, logs)",
+    )
+    # the same code under a title about what it computes, about a loss beside its metrics, or marked
+    # breaking is judged on its signals: a close read
+    for title in (
+        "[rollout] feat: balance the MoE load across replicas",
+        "[megatron] fix: align MTP loss and rollout metrics",
+        "[BREAKING][perf] feat: profiler hooks for every worker",
+    ):
+        assert judged(title)[0] == "deep", title
+    # a small fix of what a run logs is told by its title
+    logger = py(['-        logger.warning(f"skip {n}")', '+        logger.warning("skip %s", n)'])
+    assert judged("[data] fix: use %-style placeholders in logger.warning()", logger)[0] == "skip"

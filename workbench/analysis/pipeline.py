@@ -55,7 +55,7 @@ from .signals import (
     theme_signals,
 )
 from .symbols import scan_module_paths, scan_registrations, scan_symbols
-from .titles import TitleParts
+from .titles import TitleParts, reports_on
 from .verdicts import READ_COST, VERDICT_RULES, Facts, Rule, decide, effort_and_minutes
 
 # role -> the "X-only" signal a PR whose readable files all have that role gets
@@ -447,6 +447,7 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         moved=bool(m.moved),
         satellite=m.satellite,
         code_lines=m.code_lines,
+        reports=reports_on(pr.parts.subject),
     )
     verdict, rule, deciding = decide(f, conv)
     audiences = audiences_of(f, rule, pr.parts.tags, conv, pr.title)

@@ -197,3 +197,18 @@ def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
     revert = bool(_REVERT.match(title)) or kind == "revert" or "revert" in tags
     uniq = list(dict.fromkeys(tags)) if len(tags) > 1 else tags  # first mention kept, in order
     return TitleParts(tags=uniq, kind=kind, breaking=breaking, revert=revert, subject=rest.strip())
+
+
+# What runs report rather than what they compute: metrics, profilers, traces, loggers, monitors. A title
+# that also names what is computed from them (a loss, a reward, an advantage, gradients) is about that.
+_REPORTS = re.compile(
+    r"\b(?:metrics?|profil(?:er|ers|ing)|trac(?:e|es|ing)|logg(?:er|ing)|monitor(?:s|ing)?|wandb|tensorboard)\b",
+    re.I,
+)
+_COMPUTED = re.compile(r"\b(?:loss(?:es)?|rewards?|advantages?|kl|grad(?:ient)?s?)\b", re.I)
+
+
+def reports_on(subject: str) -> bool:
+    """Whether a title's subject says the PR changes what runs report ("log rollout MoE load-balance
+    metrics", "support partial-token window profiling"), not what they compute."""
+    return _REPORTS.search(subject) is not None and _COMPUTED.search(subject) is None

@@ -64,6 +64,7 @@ class Facts:
     moved: bool = False  # mostly moves code between files
     satellite: bool = False  # what runs stays in examples, benchmarks or recipes
     code_lines: int = 0
+    reports: bool = False  # the title says the PR changes what runs report: metrics, profiles, traces, logs
 
     def has(self, name: str) -> bool:
         return any(s.name == name for s in self.signals)
@@ -169,6 +170,16 @@ def _satellite(f: Facts, c: Conventions) -> bool:
     return f.satellite and not f.has("api.breaking")
 
 
+def _about_reports(f: Facts, c: Conventions) -> bool:
+    """The title says the PR changes what runs report (metrics, profiles, traces, logs), and its diff is
+    no larger than huge, marked breaking or a security risk: what a run computes stays as it was."""
+    return (
+        f.reports
+        and f.churn <= c.threshold("huge_lines", 2000)
+        and not any(f.has(name) for name in ("api.breaking", "risk.security", "security.shell"))
+    )
+
+
 def _always(verdict: str) -> Callable[[Facts, Conventions], str]:
     return lambda f, c: verdict
 
@@ -202,6 +213,10 @@ VERDICT_RULES: list[Rule] = [
     # a move's size is the code it carries; what changes is where callers find it
     Rule("move",         lambda f, c: f.moved,                         _always("skim"),    None,
          "mostly moves code between files: a skim for where things now live"),
+    # a metric, a profiler or a trace is read by whoever reads the reports: however much code it takes,
+    # what a run computes is as it was
+    Rule("reports",      _about_reports,                               _skip_if_tiny_or_cut, None,
+         "changes what runs report (metrics, profiles, traces, logs): for those who read them"),
     # what the author calls breaking, shown in a default that turns a path on or off for every run
     Rule("breaking switch", _breaking_switch,                          _always("deep"),    None,
          "marked breaking, and a switch's default flips for every run"),

@@ -100,6 +100,10 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
         "只改示例、基准或 recipe：由其用户阅读",
     ),
     (
+        r"changes what runs report \(metrics, profiles, traces, logs\): for those who read them",
+        "改动运行的上报内容（指标、性能剖析、追踪、日志）：由看这些报告的人阅读",
+    ),
+    (
         r"marked breaking, and a switch's default flips for every run",
         "标记为破坏性变更，且开关默认值对所有运行翻转",
     ),
@@ -168,6 +172,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"reverts earlier work", "回滚先前的改动"),
     (r"title says (\w+)", lambda m: "标题类型：" + KIND_WORDS["zh"].get(m.group(1), m.group(1))),
     (r"public functions/classes removed or renamed", "删除或重命名了公开函数/类"),
+    (r"Python modules removed or renamed", "删除或重命名了 Python 模块"),
     (r"public signatures changed", "公开函数签名有变"),
     (r"registers a new algorithm or backend", "注册了新的算法或后端"),
     (r"defaults changed only in the generated config", "默认值只在生成的配置中变化"),
