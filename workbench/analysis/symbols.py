@@ -138,6 +138,10 @@ def scan_module_paths(files: list[FileDiff], conv: Conventions) -> list[Signal]:
     return [Signal("api.module_gone", label, conv.weight("api.module_gone"), gone[:n_ev])]
 
 
+# Top-level folders of developers' scripts: run from a checkout, not imported by users.
+_SCRIPT_DIRS = ("scripts/", "tools/", "bin/", "dev/")
+
+
 def _module_gone(fd: FileDiff, conv: Conventions) -> Evidence | None:
     """A library module that is deleted or renamed: code importing it by its old path breaks, even where
     every definition lives on in another file (a package reshaped, a module split). Not a test, an
@@ -147,19 +151,12 @@ def _module_gone(fd: FileDiff, conv: Conventions) -> Evidence | None:
         return None
     old = fd.old_filename if fd.status == "renamed" and fd.old_filename else fd.filename
     base = old.rsplit("/", 1)[-1]
-    if (
-        base.startswith("_")
-        and base != "__init__.py"
-        or old.startswith(_SCRIPT_DIRS)
-        or conv.in_satellite(old)
-    ):
+    private = base.startswith("_") and base != "__init__.py"
+    if private or old.startswith(_SCRIPT_DIRS) or conv.in_satellite(old):
         return None
     if fd.status == "renamed":
         return Evidence(fd.filename, None, f"module moved: {_dotted(old)} -> {_dotted(fd.filename)}")
     return Evidence(fd.filename, None, f"module removed: {_dotted(old)}")
-
-
-_SCRIPT_DIRS = ("scripts/", "tools/", "bin/", "dev/")
 
 
 def _dotted(path: str) -> str:

@@ -171,8 +171,8 @@ def _satellite(f: Facts, c: Conventions) -> bool:
 
 
 def _about_reports(f: Facts, c: Conventions) -> bool:
-    """The title says the PR changes what runs report (metrics, profiles, traces, logs), and its diff is
-    no larger than huge, marked breaking or a security risk: what a run computes stays as it was."""
+    """The title says the PR changes what runs report (metrics, profiles, traces, logs), and the PR is
+    neither huge nor marked breaking nor a security risk: what a run computes stays as it was."""
     return (
         f.reports
         and f.churn <= c.threshold("huge_lines", 2000)
