@@ -630,9 +630,11 @@ def test_ci_only_tiny_is_skip_and_larger_is_a_skim_for_ci():
     assert analyze(record([readme], title="[doc] feat: ascend quick start")).verdict == "skim"
     # so is a correction (a wrong path or flag in a guide or a script), up to a medium change
     assert analyze(record([readme], title="[doc] fix: the ascend image path")).verdict == "skip"
-    example = file("examples/grpo/run_qwen3.sh", hunk(1, [f"+    actor.opt_{i}=True \\" for i in range(40)]))
-    assert analyze(record([example], title="[recipe] fix: dapo script flags")).verdict == "skip"
-    assert analyze(record([example], title="[recipe] feat: dapo script for qwen3")).verdict == "skim"
+    example = file(
+        "examples/grpo/reward_fn.py", hunk(1, [f"+    score_{i} = judge(response, {i})" for i in range(40)])
+    )
+    assert analyze(record([example], title="[recipe] fix: dapo reward flags")).verdict == "skip"
+    assert analyze(record([example], title="[recipe] feat: dapo reward for qwen3")).verdict == "skim"
     larger = file(
         ".github/workflows/e2e_ascend.yml", hunk(1, [f"+      - run: step {i}" for i in range(120)])
     )
@@ -944,3 +946,29 @@ def test_a_change_that_stays_in_examples_or_recipes_is_read_by_their_users():
     bare = load_conventions(None)
     bare.satellite_areas = []
     assert analyze(record([example], title="[misc] fix: example lr"), conventions=bare).verdict == "skim"
+
+
+def test_launch_scripts_alone_in_examples_are_told_by_their_title():
+    verl = load_conventions("verl-project/verl")
+    launch = [f"+    actor_rollout_ref.rollout.tensor_model_parallel_size={i} \\" for i in range(60)]
+    scripts = [
+        file("examples/grpo_trainer/run_qwen2_32b_npu.sh", hunk(1, ["+python3 -m verl.trainer.main_ppo \\", *launch])),
+        file("examples/grpo_trainer/run_qwen3_30b_npu.sh", hunk(1, ["+python3 -m verl.trainer.main_ppo \\", *launch])),
+    ]  # fmt: skip
+
+    def verdict(files, title="[model] feat: add NPU GRPO training scripts for Qwen2.5-32B"):
+        return analyze(record(files, title=title, repo="verl-project/verl"), conventions=verl).verdict
+
+    # a run of a model on a cluster: its users copy the script, nobody else reads it
+    assert verdict(scripts) == "skip"
+    # a recipe's own code beside its script is read by the recipe's users
+    code = file(
+        "recipe/npu_grpo/reward.py", hunk(1, [f"+    score_{i} = judge(response, {i})" for i in range(30)])
+    )
+    assert verdict([*scripts, code]) == "skim"
+    # and a rewrite of scripts beyond a large change is worth a skim
+    many = [
+        file(f"examples/grpo_trainer/run_{i}.sh", hunk(1, ["+python3 -m verl.trainer.main_ppo \\", *launch]))
+        for i in range(10)
+    ]
+    assert verdict(many, title="[misc] refactor: re-format npu examples") == "skim"

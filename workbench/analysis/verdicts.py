@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .codelines import changes_only_comments
+from .codelines import changes_only_comments, is_program
 from .conventions import Conventions
 from .diff import FileDiff
 from .model import Signal
@@ -124,6 +124,15 @@ def _skip_if_tiny_or_cut(f: Facts, c: Conventions) -> str:
     return "skim"
 
 
+def _satellite_verdict(f: Facts, c: Conventions) -> str:
+    # launch scripts alone (a model's run on a cluster, its flags) are copied by the users of that run,
+    # not read: told by the title up to a large change; a new recipe's code is read by its users
+    scripts_only = all(fd.role == "code" and not is_program(fd) for fd in f.files)
+    if scripts_only and f.churn <= c.threshold("large_lines", 500):
+        return "skip"
+    return _skip_if_tiny_or_cut(f, c)
+
+
 def _deps_verdict(f: Facts, c: Conventions) -> str:
     # a small pin or bump is read in its title, unless it closes a security hole
     if f.churn <= c.threshold("medium_lines", 80) and not f.has("risk.security"):
@@ -205,7 +214,7 @@ VERDICT_RULES: list[Rule] = [
     # an example, a benchmark or a recipe is run by its own users: told by its title when tiny, a chore
     # or only going (a recipe moved to its own repository), else a skim for them, however large or
     # risky (a new recipe's async code is its own)
-    Rule("satellite",    _satellite,                                   _skip_if_tiny_or_cut, None,
+    Rule("satellite",    _satellite,                                   _satellite_verdict, None,
          "changes only examples, benchmarks or recipes: for their users"),
     # a removal's size and its removed functions say how much goes, not how much there is to read
     Rule("removal",      lambda f, c: f.removal,                       _always("skim"),    None,
