@@ -112,9 +112,14 @@ def test_fingerprint_follows_conventions_and_heuristics_version(tmp_path, monkey
 
 
 def test_every_conventions_field_a_rule_reads_changes_the_fingerprint(tmp_path):
-    # registries and satellite areas decide verdicts as thresholds do: a memo made without them is stale
+    # registries, satellite and sample areas decide verdicts and risks as thresholds do: a memo made
+    # without them is stale
     rec = rich_record()
-    for toml in ('registries = ["register_loss"]\n', 'satellite_areas = ["recipes"]\n'):
+    for toml in (
+        'registries = ["register_loss"]\n',
+        'satellite_areas = ["recipes"]\n',
+        'sample_areas = ["recipes"]\n',
+    ):
         p = tmp_path / "own.toml"
         p.write_text(toml)
         assert analysis_fingerprint(rec, load_conventions(None, p)) != analysis_fingerprint(

@@ -2615,3 +2615,42 @@ def test_a_change_to_what_runs_report_is_read_by_those_who_read_the_reports():
     # a small fix of what a run logs is told by its title
     logger = py(['-        logger.warning(f"skip {n}")', '+        logger.warning("skip %s", n)'])
     assert judged("[data] fix: use %-style placeholders in logger.warning()", logger)[0] == "skip"
+
+
+def test_a_sample_run_by_hand_raises_only_security_and_breaking_risks():
+    # the same fix, a dtype, a lock and a default, once in the library and once in an example
+    lines = [
+        "-    seed = 0",
+        "+    seed = args.seed",
+        "+    x = x.to(torch.bfloat16)",
+        "+    with self._lock:",
+        "+        step()",
+    ]
+    config = [" trainer:", "-  micro_batch_size: 64", "+  micro_batch_size: 8"]
+    title = "[trainer] fix: seed the data loader"
+
+    def risks(where):
+        code = py(lines, name=f"{where}/train.py")
+        yaml = file(f"{where}/config/train.yaml", hunk(3, config))
+        return kinds(analyze(record([code, yaml], title=title)))
+
+    ran = {"behaviour-change", "numerics", "concurrency", "config-default-change", "memory", "performance"}
+    assert ran <= risks("pkg")
+    # whoever copies the example meets them; no run of the project does
+    assert not ran & risks("examples")
+    # beside a larger rewrite of an example, the fix still changes the library's path it rewrites
+    sample = py(
+        [f"-    step({i})" for i in range(5)] + [f"+    step({i}, seed)" for i in range(5)],
+        name="examples/a.py",
+    )
+    fix = py(["-    seed = 0", "+    seed = args.seed"], name="pkg/train.py")
+    change = next(
+        r for r in analyze(record([sample, fix], title=title)).risks if r.kind == "behaviour-change"
+    )
+    assert [e.file for e in change.evidence] == ["pkg/train.py"]
+    # a sample that runs a command string through a shell is still a hole where it runs, and a key
+    # gone from a sample's config breaks the command lines that pass it
+    shell = py(['+    subprocess.run(f"python {args.script}", shell=True)'], name="examples/launch.py")
+    gone = file("examples/config/train.yaml", hunk(3, [" trainer:", "-  warmup: 10"]))
+    kept = kinds(analyze(record([shell, gone], title="[examples] feat: launch from a script")))
+    assert {"security", "breaking-api"} <= kept

@@ -70,6 +70,9 @@ class Conventions:
     # areas whose code only its own users run (examples, benchmarks, a project's recipes): a change
     # that stays in them is read by those users, not by everyone who builds on the library
     satellite_areas: list[str] = field(default_factory=list)
+    # areas of samples people copy and run by hand (examples, benchmarks), never imported: what a line
+    # there does is met by whoever runs that sample, not by a run of the project
+    sample_areas: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # which files were read, for the record
     _compiled: list[tuple[re.Pattern[str], str]] = field(default_factory=list, repr=False)
     _area_cache: dict[str, str] = field(default_factory=dict, repr=False)
@@ -104,6 +107,10 @@ class Conventions:
     def in_satellite(self, filename: str) -> bool:
         """Whether the file lives in an area only its own users run (`satellite_areas`)."""
         return self.area_of(filename) in self.satellite_areas
+
+    def in_sample(self, filename: str) -> bool:
+        """Whether the file is a sample people run by hand (`sample_areas`)."""
+        return self.area_of(filename) in self.sample_areas
 
     def area_of(self, filename: str) -> str:
         """The first rule that matches; else a name from the path (`pkg/sub/x.py` -> `sub`)."""
@@ -267,6 +274,7 @@ def _from_dict(d: dict[str, Any], repo: str | None, sources: list[str]) -> Conve
             tag_aliases={str(k).lower(): str(v).lower() for k, v in (d.get("tag_aliases") or {}).items()},
             registries=[str(r) for r in d.get("registries", [])],
             satellite_areas=[str(a) for a in d.get("satellite_areas", [])],
+            sample_areas=[str(a) for a in d.get("sample_areas", [])],
             sources=sources,
         )
     except (TypeError, ValueError) as e:

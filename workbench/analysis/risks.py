@@ -291,6 +291,13 @@ def _showing_risk(s: Signal, f: Facts, facts: CodeFacts) -> list[Evidence]:
     return ev
 
 
+# A sample (conventions' `sample_areas`) is run by hand by whoever copies it: its dtypes, locks, fixes
+# and defaults change no run of the project, and readers flag none of them. A sample that runs shell
+# input is a hole on the machine it runs on; a config key gone from a sample breaks the command lines
+# that pass it.
+_KINDS_SAMPLES_SHOW = frozenset({"security", "breaking-api"})
+
+
 def risks_of(
     signals: list[Signal], f: Facts, facts: CodeFacts, conv: Conventions, title: str = ""
 ) -> list[Risk]:
@@ -301,6 +308,10 @@ def risks_of(
     by_kind: dict[str, Risk] = {}
 
     def add(kind: str, why: str, evidence: list[Evidence]) -> None:
+        if kind not in _KINDS_SAMPLES_SHOW:
+            evidence = [e for e in evidence if not (e.file and conv.in_sample(e.file))]
+            if not evidence:
+                return
         risk = by_kind.setdefault(kind, Risk(kind, why, []))
         for e in evidence:
             if len(risk.evidence) < n_ev:
@@ -316,7 +327,7 @@ def risks_of(
     # A fix changes what runs where it rewrites code; one that only adds lines supplies a missing piece,
     # unless what it adds makes old code stop early. A revert changes behaviour back where it rewrites
     # code; one that only deletes removes an addition.
-    code = [fd for fd in f.files if fd.role in ("code", "notebook")]
+    code = [fd for fd in f.files if fd.role in ("code", "notebook") and not conv.in_sample(fd.filename)]
     if f.revert:
         if any(fd.additions for fd in code):
             add("behaviour-change", "restores earlier behaviour", title_ev)
