@@ -2654,3 +2654,23 @@ def test_a_sample_run_by_hand_raises_only_security_and_breaking_risks():
     gone = file("examples/config/train.yaml", hunk(3, [" trainer:", "-  warmup: 10"]))
     kept = kinds(analyze(record([shell, gone], title="[examples] feat: launch from a script")))
     assert {"security", "breaking-api"} <= kept
+
+
+def test_the_newest_release_of_one_file_edited_alike_leads():
+    edit = hunk(5, ["-RUN pip install torch==2.6.0", "+RUN pip install torch==2.7.1"])
+    dockerfiles = [
+        file("docker/Dockerfile.ascend_8.2.rc1_a2", edit),
+        file("docker/Dockerfile.ascend_8.2.rc1_a3", edit),
+        file("docker/Dockerfile.ascend_8.3.rc1_a2", edit),
+    ]
+    a = analyze(record(dockerfiles, title="[ci] fix: torch version in the ascend images"))
+    assert [k.filename for k in a.key_files] == [
+        "docker/Dockerfile.ascend_8.3.rc1_a2",
+        "docker/Dockerfile.ascend_8.2.rc1_a2",
+        "docker/Dockerfile.ascend_8.2.rc1_a3",
+    ]
+    # a model's size is no release: launch scripts for two sizes keep their order
+    script = hunk(3, ["-    trainer.total_epochs=1 \\", "+    trainer.total_epochs=2 \\"])
+    runs = [file("examples/run_qwen3_8b.sh", script), file("examples/run_qwen3_32b.sh", script)]
+    b = analyze(record(runs, title="[examples] chore: two epochs"))
+    assert [k.filename for k in b.key_files] == ["examples/run_qwen3_8b.sh", "examples/run_qwen3_32b.sh"]

@@ -83,7 +83,9 @@ def rank_files(
     scores = [_file_score(fd, facts, named | titled, leading, removal, beside) for fd in files]
     # snapshot files are test evidence (recorded output), never a file to read first
     shown = [i for i, fd in enumerate(files) if not fd.snapshot]
-    order = sorted(shown, key=lambda i: scores[i], reverse=True)  # stable: ties in file order
+    versions = _versions_of_one_file(files)
+    # stable: ties in file order, but the newest of a file's versions first
+    order = sorted(shown, key=lambda i: (scores[i], versions.get(i, ())), reverse=True)
     if removal:
         order = _survivor_second(order, files)
     themes_of = _themes_per_file(facts, signals or [])
@@ -111,6 +113,26 @@ def rank_files(
             KeyFile(fd.filename, fd.role, reason, round(scores[i], 2), fd.additions, fd.deletions, syms[:8])
         )
     return out
+
+
+# a release in a path: dotted numbers (`8.3`, `0.12.1`); a model's size (`7b`) is no version
+_RELEASE = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _versions_of_one_file(files: list[FileDiff]) -> dict[int, tuple[int, ...]]:
+    """Files whose paths differ only in a release (`Dockerfile.ascend_8.2.rc1_a2`, `..._8.3.rc1_a2`) are
+    versions of one file, and a PR that edits several of them repeats one change: each such file's
+    index -> its release, so that among equal scores the newest, the one a reader opens, leads."""
+    groups: dict[str, list[int]] = {}
+    for i, fd in enumerate(files):
+        if _RELEASE.search(fd.filename):
+            groups.setdefault(_RELEASE.sub("#", fd.filename), []).append(i)
+    return {
+        i: tuple(int(n) for release in _RELEASE.findall(files[i].filename) for n in release.split("."))
+        for same in groups.values()
+        if len(same) > 1
+        for i in same
+    }
 
 
 def _survivor_second(order: list[int], files: list[FileDiff]) -> list[int]:
