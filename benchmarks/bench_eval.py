@@ -41,6 +41,7 @@ FRESH_SETS = [
     ("fresh4", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh4-36.csv", "27/36"),
     ("fresh5", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh5-36.csv", "30/36"),
     ("fresh6", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh6-36.csv", "24/36"),
+    ("fresh7", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh7-36.csv", "24/36"),
 ]
 REPO = "verl-project/verl"
 
