@@ -2648,6 +2648,20 @@ def test_a_sample_run_by_hand_raises_only_security_and_breaking_risks():
         r for r in analyze(record([sample, fix], title=title)).risks if r.kind == "behaviour-change"
     )
     assert [e.file for e in change.evidence] == ["pkg/train.py"]
+    # the project's own lines are shown before a sample's, however many the sample has
+    many = py([f"+    with self._lock_{i}:" for i in range(4)], name="examples/serve.py")
+    one = py(["+    with self._lock:"], name="pkg/serve.py")
+    samples_conf = file(
+        "examples/config/a.yaml",
+        hunk(3, [" trainer:"] + [f"-  k{i}: 1" for i in range(4)] + [f"+  k{i}: 2" for i in range(4)]),
+    )
+    own_conf = file(
+        "pkg/config/a.yaml", hunk(3, [" trainer:", "-  micro_batch_size: 64", "+  micro_batch_size: 8"])
+    )
+    mixed = analyze(record([many, samples_conf, one, own_conf], title="[trainer] feat: locks and sizes"))
+    shown = {r.kind: [e.file for e in r.evidence] for r in mixed.risks}
+    assert shown["concurrency"] == ["pkg/serve.py"]
+    assert shown["config-default-change"] == ["pkg/config/a.yaml"]
     # a sample that runs a command string through a shell is still a hole where it runs, and a key
     # gone from a sample's config breaks the command lines that pass it
     shell = py(['+    subprocess.run(f"python {args.script}", shell=True)'], name="examples/launch.py")

@@ -162,9 +162,10 @@ def scan_defaults(files: list[FileDiff], conv: Conventions) -> list[Signal]:
             for k, (v, at, was) in new_vals.items():
                 if _changed(was, v):
                     settings.append((fd.filename, p, at, f"{k}: {was} -> {v}"[:200]))
-    # a generated copy of a config follows its source: the source's lines are the evidence shown
+    # a generated copy of a config follows its source: the source's lines are the evidence shown, and a
+    # sample's follow the project's own (a sample's default is no risk to the project's runs: risks.py)
     for finds in (defaults, switched_on):
-        finds.sort(key=lambda find: is_generated_copy(find[0]))
+        finds.sort(key=lambda find: (conv.in_sample(find[0]), is_generated_copy(find[0])))
     # Defaults that change in the generated (composed) config while the PR reshapes its sources and no
     # source line changes a value: the composition moved them, which nobody wrote down (a trainer's
     # config now inheriting another's `use_remove_padding: true`).
