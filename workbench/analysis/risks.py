@@ -303,7 +303,8 @@ def risks_of(
 ) -> list[Risk]:
     """Risks by kind, each with the lines that show it (see RISK_OF_SIGNAL), plus the kinds that follow
     from what the PR is: a fix or revert of program code changes behaviour; a change titled as made
-    to use less memory is a memory risk; a dependency change for a security advisory is a security risk."""
+    to use less memory is a memory risk; a dependency change for a security advisory is a security risk.
+    A sample's lines (conventions' `sample_areas`) raise security and breaking risks only."""
     n_ev = int(conv.threshold("max_evidence", 3))
     by_kind: dict[str, Risk] = {}
 

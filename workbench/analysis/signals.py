@@ -690,7 +690,7 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
         tev = text_ev.get(name, []) if name != "risk.markers" else []
         if not hits and not tev:
             continue
-        # the project's own lines before a sample's, which raise no risk of these themes (risks.py)
+        # the project's own lines before a sample's, from which only security is raised (risks.py)
         shown = sorted(hits, key=lambda h: conv.in_sample(h.file.filename))[:n_ev]
         ev = [Evidence(h.file.filename, h.line, h.text) for h in shown] + tev[:1]
         weight = conv.weight(name) * (1.0 if hits else described)
