@@ -1754,6 +1754,47 @@ def test_a_hunk_under_a_table_of_constants_names_the_table():
     assert b.key_symbols == []
 
 
+def test_the_definition_a_hunks_context_shows_holds_the_changes_under_it():
+    # git heads a hunk with the definition above its first line: here `_load`, whose body the hunk
+    # never touches; the change is in `_update_weights`, whose line the context shows
+    body = [
+        "         return self._load(path)",
+        " ",
+        "     def _update_weights(self, weights):",
+        "         for name, tensor in weights:",
+        "-            self.model.load(name, tensor)",
+        "+            self.model.load(name, tensor.clone())",
+        " ",
+        "     def _sibling(self):",
+        "         pass",
+        " ",
+        " LIMIT = 3",
+        "-RETRIES = 1",
+        "+RETRIES = 2",
+    ]
+    ext = file("verl/workers/rollout/ext.py", hunk(40, body, section="def _load(self, path):"))
+    a = analyze(record([ext], title="[rollout] fix: copy weights on update"))
+    # the module-level change below `_sibling`'s block is where the header says
+    assert a.key_symbols == ["_update_weights", "_load"]
+    # a nested definition holds what is indented under it, and a comment or a closing bracket at the
+    # margin ends no block
+    nested = hunk(
+        10,
+        [
+            " class Worker:",
+            "     def step(self):",
+            " # a note at the margin",
+            "         x = run(",
+            "     )",
+            "-        return x",
+            "+        return x * 2",
+        ],
+        section="import os",
+    )
+    b = analyze(record([file("verl/workers/worker.py", nested)], title="[worker] fix: double the step"))
+    assert b.key_symbols == ["step"]
+
+
 def test_a_line_rewrapped_or_reindented_keeps_the_risk_it_had():
     def risk_kinds(lines):
         return kinds(

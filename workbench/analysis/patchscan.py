@@ -546,6 +546,7 @@ _JS_ARROW = re.compile(
 _TABLE = re.compile(r"(?P<name>_*[A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]+)?=[ \t]*[\[{]")
 
 
+@lru_cache(maxsize=16384)  # hunk headers repeat: the same function is touched by many hunks and PRs
 def section_symbol(section: str) -> str | None:
     """The symbol a hunk header's section text names, or None (a header that is not a definition)."""
     m = _SECTION_DEF.match(section)
@@ -566,6 +567,55 @@ def section_symbol(section: str) -> str | None:
     return None
 
 
+def enclosing_names(patch: str, context_definitions: list[tuple[int, int, str | None]]) -> list[str]:
+    """The definitions that hold a patch's changes, a hunk at a time: the innermost definition line among
+    the hunk's context lines above a change and less indented than it, else the one the hunk's header
+    names. Git heads a hunk with the nearest definition above its first line, so a hunk that starts
+    three lines before `def b` and edits b's body is headed by the function before b.
+
+    `context_definitions`: (where the line starts, its indentation, its name, None when it names
+    nothing) of each definition line in the context, in patch order (`definition_lines` finds them)."""
+    names: list[str] = []
+    where = {start: (indent, name) for start, indent, name in context_definitions}
+    starts = iter(where)
+    next_definition = next(starts, len(patch))
+    headers = list(HUNK_HEADER.finditer(patch))
+    for i, header in enumerate(headers):
+        end = headers[i + 1].start() if i + 1 < len(headers) else len(patch)
+        outer = section_symbol(header.group(5).strip())
+        first = min(next_definition, end)
+        # the changes above the hunk's first context definition are where its header says
+        if first == end or _CHANGE.search(patch, header.end(), first):
+            names.append(outer)
+        if first == end:
+            continue
+        # from there on, the innermost definition above a change and less indented than it holds it
+        scopes: list[tuple[int, str | None]] = []  # (indentation, name) of the definitions open
+        at = first
+        for line in patch[first:end].split("\n"):
+            line_start, at = at, at + len(line) + 1
+            code = line[1:]
+            stripped = code.lstrip()
+            if not stripped or stripped.startswith(_NOT_A_STATEMENT):
+                continue
+            indent = len(code) - len(stripped)
+            while scopes and indent <= scopes[-1][0]:
+                scopes.pop()
+            if line_start in where:
+                scopes.append(where[line_start])
+            elif line.startswith(("+", "-")):
+                names.append(scopes[-1][1] if scopes else outer)
+        while next_definition < end:
+            next_definition = next(starts, len(patch))
+    return [n for n in dict.fromkeys(names) if n]
+
+
+# A changed line, searched for between a hunk's header and its first context definition.
+_CHANGE = re.compile(r"\n[+-]")
+# Lines that open no block and close none that a change could stand in: comments, closing brackets.
+_NOT_A_STATEMENT = ("#", "//", ")", "]", "}")
+
+
 # an assignment, not a comparison or a keyword argument's default in a C++/Java signature
 _ASSIGNED = re.compile(r"^[ \t]*[\w.\[\]]+[ \t]*(?:[-+*/|&]?=)(?!=)")
 
@@ -573,16 +623,17 @@ _ASSIGNED = re.compile(r"^[ \t]*[\w.\[\]]+[ \t]*(?:[-+*/|&]?=)(?!=)")
 # Control-flow words that precede "(" in a header without naming a function.
 _CALL_WORDS = frozenset("if for while switch catch match return sizeof typeof elif when assert print".split())
 
-# Added or removed definition lines in any of the languages above: (sign, indent, modifiers, name, rest).
+# Definition lines, added, removed or in the context, in any of the languages above: (sign, indent,
+# modifiers, name, rest).
 DEF_LINE = re.compile(
-    r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>" + _MODIFIERS + r")(?:async[ \t]++)?" + _DEFINITION
+    r"\n(?P<sign>[ +-])(?P<indent>[ \t]*+)(?P<mods>" + _MODIFIERS + r")(?:async[ \t]++)?" + _DEFINITION
     + r"[ \t]*(?P<sig>[(:<{=][^\n]*)?"
 )  # fmt: skip
 
 # Python's own, narrower pattern: most analysed patches are Python, and the generic one tries every
 # modifier of every language on each added line.
 _PY_DEF_LINE = re.compile(
-    r"\n(?P<sign>[+-])(?P<indent>[ \t]*+)(?P<mods>(?:async[ \t]++)?)(?:def|class)[ \t]+(?P<name>\w+)"
+    r"\n(?P<sign>[ +-])(?P<indent>[ \t]*+)(?P<mods>(?:async[ \t]++)?)(?:def|class)[ \t]+(?P<name>\w+)"
     r"[ \t]*(?P<sig>[(:][^\n]*)?"
 )
 # The keywords a definition line of each language holds: only the lines holding one are matched (a
@@ -601,8 +652,8 @@ _ANY_DEF_FINDER = WordFinder(list(_ANY_DEF_KEYWORDS))
 
 
 def definition_lines(patch: str, language: str | None) -> Iterator[re.Match[str]]:
-    """Added or removed definition lines of `patch` (groups sign, indent, mods, name, sig), read with
-    the patterns of the file's language. Positions are in "\\n" + patch."""
+    """Definition lines of `patch`, added, removed or in the context (groups sign, indent, mods, name,
+    sig), read with the patterns of the file's language. Positions are in "\\n" + patch."""
     text = "\n" + patch
     finder = _DEF_FINDERS.get(language or "", _ANY_DEF_FINDER)
     pattern = _PY_DEF_LINE if language == "Python" else DEF_LINE

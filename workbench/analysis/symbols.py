@@ -15,19 +15,11 @@ from .model import Evidence, Signal
 from .patchscan import (
     definition_lines,
     documented_names,
-    hunk_section_texts,
+    enclosing_names,
     in_python_function,
     is_noise_symbol,
-    section_symbol,
 )
 from .signals import CodeFacts, Find, counted_signals
-
-
-@lru_cache(maxsize=16384)  # hunk headers repeat: the same function is touched by many hunks and PRs
-def section_name(section: str) -> str | None:
-    """The symbol a hunk header names (any language; keywords, modifiers and placeholders are not)."""
-    return section_symbol(section)
-
 
 # Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
 _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
@@ -71,20 +63,24 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         symbols: dict[str, float] = {}
         per_file.append(symbols)
         w = 1.0 if fd.role == "code" else 0.3
-        names = [n for n in map(section_name, hunk_section_texts(fd.patch)) if n]
-        for n in dict.fromkeys(names):
-            symbols[n] = symbols.get(n, 0) + w
         if fd.filename.endswith(_PROSE_SUFFIXES):
-            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+            names = enclosing_names(fd.patch, [])
+            facts.file_symbols[fd.filename] = names
+            _credit(symbols, names, w)
             continue
         added: dict[str, tuple[str, int]] = {}
         removed: dict[str, tuple[str, int]] = {}
+        context: list[tuple[int, int, str | None]] = []  # where, indentation and name, for enclosing_names
         public: set[str] = set()
         types: set[str] = set()  # added classes, structs, enums, traits, interfaces
-        # one scan anchored on newlines finds every added or removed definition line
+        # one scan anchored on newlines finds every definition line, added, removed or in the context
         for m in definition_lines(fd.patch, fd.language):
             name = m.group("name")
-            if is_noise_symbol(name):
+            noise = is_noise_symbol(name)
+            if m.group("sign") == " ":  # m.start() in "\n"+patch == the line start in patch
+                context.append((m.start(), len(m.group("indent")), None if noise else name))
+                continue
+            if noise:
                 continue
             sig = " ".join((m.group("sig") or "").split())
             if _is_public(fd.language, m.group("mods"), name):
@@ -92,11 +88,13 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             if m.group("sign") == "+":
                 if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
                     types.add(name)
-                added[name] = (sig, m.start())  # m.start() in "\n"+patch == the line start in patch
+                added[name] = (sig, m.start())
             else:
                 removed[name] = (sig, m.start())
+        names = enclosing_names(fd.patch, context)
+        _credit(symbols, names, w)
         if not added and not removed:
-            facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+            facts.file_symbols[fd.filename] = names
             continue
         added_weight = 1.5 if fd.role == "code" else 0.3
         for name in added:
@@ -233,6 +231,11 @@ def _squeezed(args: str) -> str:
 # A type the PR adds is the design a reader studies; its methods are how it works. The type leads them.
 _NEW_TYPE_BONUS = 0.25
 _TYPE_KEYWORD = re.compile(r"\b(?:class|struct|enum|trait|interface)\b")
+
+
+def _credit(symbols: dict[str, float], names: list[str], weight: float) -> None:
+    for n in names:
+        symbols[n] = symbols.get(n, 0) + weight
 
 
 def _combine_files(symbols: dict[str, float], per_file: list[dict[str, float]]) -> None:
