@@ -945,7 +945,7 @@ def test_a_ci_or_script_setting_names_the_key_symbol_after_any_code_symbol():
             ],
         ),
     )
-    a = analyze(record([workflow], title="[ci] feat: longer e2e_sft timeout"))
+    a = analyze(record([workflow], title="[ci] feat: a longer timeout for the SFT job"))
     assert a.key_symbols == ["timeout-minutes"] and a.signal("settings.changed").weight == 0
     assert not a.risks  # the project's own job, no user's default
     script = file(
@@ -1745,7 +1745,7 @@ def test_a_file_the_description_names_is_no_suffix_symbol():
 def test_a_hunk_under_a_table_of_constants_names_the_table():
     entries = ['+    "qwen3_vl_moe": {', '+        "IMAGE_INPUT_INDEX": 151655,', "+    },"]
     table = file("verl/workers/engine/veomni/utils.py", hunk(21, entries, section="VL_TYPE2INDEX = {"))
-    a = analyze(record([table], title="[model] feat: add qwen3_vl_moe to the index table"))
+    a = analyze(record([table], title="[model] feat: support the Qwen3-VL MoE model in the index table"))
     assert a.key_symbols == ["VL_TYPE2INDEX"]
     # a test fixture's example value and the module's `__all__` are no table a reader looks up
     fixture = file("tests/fixtures/alias.py", hunk(3, ["+    int,"], section="x1 = ["))
@@ -1793,6 +1793,34 @@ def test_the_definition_a_hunks_context_shows_holds_the_changes_under_it():
     )
     b = analyze(record([file("verl/workers/worker.py", nested)], title="[worker] fix: double the step"))
     assert b.key_symbols == ["step"]
+
+
+def test_an_identifier_the_title_names_leads_the_key_symbols():
+    code = file(
+        "verl/utils/checkpoint/fsdp_checkpoint_manager.py",
+        hunk(
+            30,
+            [
+                "     def save(self, path):",
+                "-        config = AutoConfig.from_pretrained(path)",
+                "+        config = AutoConfig.from_pretrained(path, trust_remote_code=self.trust_remote_code)",
+                "+        rank = self.lora_rank_max",
+                "+        model = FSDP(model)  # LoRA adapters are saved apart",
+                "+",
+                "+    def _write_manifest(self, path):",
+                "+        pass",
+            ],
+            section="class FSDPCheckpointManager:",
+        ),
+    )
+    title = "[ckpt] fix: pass trust_remote_code and lora_rank to LoRA checkpoints in FSDPCheckpointManager"
+    a = analyze(record([code], title=title))
+    assert set(a.key_symbols[:2]) == {"trust_remote_code", "FSDPCheckpointManager"}
+    # a name the patch spells only inside a longer one is not there; an acronym (`LoRA`) names a topic
+    assert not {"lora_rank", "LoRA", "FSDP"} & set(a.key_symbols)
+    # a name the patch never spells is no symbol of this PR, whatever the title says
+    b = analyze(record([code], title="[ckpt] fix: pass model_revision to the checkpoint manager"))
+    assert "model_revision" not in b.key_symbols and b.key_symbols[0] == "_write_manifest"
 
 
 def test_a_line_rewrapped_or_reindented_keeps_the_risk_it_had():

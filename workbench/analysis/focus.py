@@ -237,12 +237,15 @@ def pick_key_symbols(
     conv: Conventions,
     signals: Iterable[Signal] = (),
     files: Iterable[FileDiff] = (),
+    subject: str = "",
 ) -> list[str]:
     """Symbols by weight (code over tests) and config keys whose default changed or that come or go,
-    raised when the description names them in `code`."""
+    raised when the description names them in `code`, and most when the title names them."""
     scores = dict(facts.symbols)
     for key, weight in _config_keys(signals).items():
         scores[key] = scores.get(key, 0.0) + weight
+    for name in _title_identifiers(subject, patch_text):
+        scores[name] = scores.get(name, 0.0) + _TITLE_WEIGHT
     changed = {fd.filename.rsplit("/", 1)[-1] for fd in files}
     for span in desc.code_spans:
         name = span.rstrip("()")
@@ -264,6 +267,32 @@ def pick_key_symbols(
     ranked = sorted(scores, key=lambda n: scores[n], reverse=True)  # stable: ties in first-seen order
     ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
     return ranked[: int(conv.threshold("max_key_symbols", 8))]
+
+
+# A name the title spells is what the PR is about: above any symbol the patch alone weighs (1.5 an added
+# definition) and a name the description quotes (+2).
+_TITLE_WEIGHT = 2.5
+# A word in a title, maybe in `code` and dotted: an identifier when it is snake_case or dotted
+# (`trust_remote_code`, `rollout.n`) or joins two words in CamelCase (`ServerAdapter`, `getData`); an
+# acronym, however spelled (`FSDP`, `LoRA`, `MoE`, `SGLang`), names a topic, not a symbol.
+_TITLE_IDENT = re.compile(r"(?<![\w.`])`?([A-Za-z_]\w*(?:\.\w+)*)(?:\(\))?`?(?![\w.])")
+
+_CAMEL_WORD = re.compile(r"(?:^|[A-Z])[a-z]{2,}")
+
+
+def _title_identifiers(subject: str, patch_text: str) -> list[str]:
+    """The identifiers a title names that the patch spells as a whole word (quoted ones included: an
+    environment variable, a key read by `getattr`)."""
+    out = []
+    for name in dict.fromkeys(_TITLE_IDENT.findall(subject)):
+        short = name.rsplit(".", 1)[-1]
+        joined = "_" in name or "." in name or len(_CAMEL_WORD.findall(name)) >= 2
+        if not joined or _FILE_NAME.search(name) or is_noise_symbol(short):
+            continue
+        at = patch_text.find(short)  # a whole word there or later: most often right there
+        if at >= 0 and re.compile(rf"\b{re.escape(short)}\b").search(patch_text, at):
+            out.append(short)
+    return out
 
 
 # An open item stays one line a brief can quote: the cases a feature leaves out, up to this many characters.

@@ -465,7 +465,9 @@ def conclude(pr: PRInput, m: Measure, g: Gathered, conv: Conventions) -> Analysi
         titled=title_paths(pr.parts.subject, pr.files),
     )
     patch_text = g.cat.text if g.cat is not None else ""
-    key_symbols = pick_key_symbols(g.facts, pr.desc, patch_text, conv, signals, pr.files)
+    key_symbols = pick_key_symbols(
+        g.facts, pr.desc, patch_text, conv, signals, pr.files, subject=pr.parts.subject
+    )
     areas = [a for a, _ in sorted(m.area_lines.items(), key=itemgetter(1), reverse=True)]
     areas += [t for t in pr.parts.tags if t not in areas]
     n_ev = int(conv.threshold("max_evidence", 3))
