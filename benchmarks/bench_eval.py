@@ -100,7 +100,8 @@ def _second_review(store: Store, conv) -> dict:
     t = ev.risk_total
     print(
         f"  second review, {ev.analysed} PRs the rules were not written against: verdict {ev.verdict}, audience matching {ev.audience_match}, key file in top 3 "
-        f"{ev.key_file_top3}, risks precision {_pct(t.precision)} recall {_pct(t.recall)}"
+        f"{ev.key_file_top3}, their key symbols among ours {ev.key_symbols_found}, risks precision "
+        f"{_pct(t.precision)} recall {_pct(t.recall)}"
     )
     out = {"verdict": ev.verdict.value, "risk_precision": t.precision, "risk_recall": t.recall}
     for name, path, before in FRESH_SETS:
@@ -108,8 +109,9 @@ def _second_review(store: Store, conv) -> dict:
         print(
             f"  {name} set ({path.name}), {fresh.analysed} random PRs drawn after the rules of their day "
             f"({before} before the rules drawn from it): verdict {fresh.verdict}, audience matching "
-            f"{fresh.audience_match}, key file in top 3 {fresh.key_file_top3}, risks precision "
-            f"{_pct(fresh.risk_total.precision)} recall {_pct(fresh.risk_total.recall)}"
+            f"{fresh.audience_match}, key file in top 3 {fresh.key_file_top3}, their key symbols among "
+            f"ours {fresh.key_symbols_found}, risks precision {_pct(fresh.risk_total.precision)} recall "
+            f"{_pct(fresh.risk_total.recall)}"
         )
         out[f"{name}_verdict"] = fresh.verdict.value
     if LABELS.is_file():
