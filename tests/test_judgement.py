@@ -1805,7 +1805,7 @@ def test_an_identifier_the_title_names_leads_the_key_symbols():
                 "-        config = AutoConfig.from_pretrained(path)",
                 "+        config = AutoConfig.from_pretrained(path, trust_remote_code=self.trust_remote_code)",
                 "+        rank = self.lora_rank_max",
-                "+        model = FSDP(model)  # LoRA adapters are saved apart",
+                "+        model = FSDP(model)  # LoRA adapters are saved apart, DeepSeek's too",
                 "+",
                 "+    def _write_manifest(self, path):",
                 "+        pass",
@@ -1813,11 +1813,15 @@ def test_an_identifier_the_title_names_leads_the_key_symbols():
             section="class FSDPCheckpointManager:",
         ),
     )
-    title = "[ckpt] fix: pass trust_remote_code and lora_rank to LoRA checkpoints in FSDPCheckpointManager"
+    title = (
+        "[ckpt] fix: pass trust_remote_code and lora_rank to DeepSeek LoRA checkpoints in "
+        "FSDPCheckpointManager"
+    )
     a = analyze(record([code], title=title))
     assert set(a.key_symbols[:2]) == {"trust_remote_code", "FSDPCheckpointManager"}
-    # a name the patch spells only inside a longer one is not there; an acronym (`LoRA`) names a topic
-    assert not {"lora_rank", "LoRA", "FSDP"} & set(a.key_symbols)
+    # a name the patch spells only inside a longer one is not there; an acronym (`LoRA`) names a topic,
+    # and so does a CamelCase name the PR neither defines nor edits (`DeepSeek`, in a comment)
+    assert not {"lora_rank", "LoRA", "FSDP", "DeepSeek"} & set(a.key_symbols)
     # a name the patch never spells is no symbol of this PR, whatever the title says
     b = analyze(record([code], title="[ckpt] fix: pass model_revision to the checkpoint manager"))
     assert "model_revision" not in b.key_symbols and b.key_symbols[0] == "_write_manifest"

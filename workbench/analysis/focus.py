@@ -244,7 +244,7 @@ def pick_key_symbols(
     scores = dict(facts.symbols)
     for key, weight in _config_keys(signals).items():
         scores[key] = scores.get(key, 0.0) + weight
-    for name in _title_identifiers(subject, patch_text):
+    for name in _title_identifiers(subject, patch_text, facts.symbols):
         scores[name] = scores.get(name, 0.0) + _TITLE_WEIGHT
     changed = {fd.filename.rsplit("/", 1)[-1] for fd in files}
     for span in desc.code_spans:
@@ -273,21 +273,24 @@ def pick_key_symbols(
 # definition) and a name the description quotes (+2).
 _TITLE_WEIGHT = 2.5
 # A word in a title, maybe in `code` and dotted: an identifier when it is snake_case or dotted
-# (`trust_remote_code`, `rollout.n`) or joins two words in CamelCase (`ServerAdapter`, `getData`); an
+# (`trust_remote_code`, `rollout.n`), or joins two words in CamelCase (`ServerAdapter`, `getData`) and
+# the PR defines or edits it: `DeepSeek` or `HuggingFace` is a name a patch spells in comments too. An
 # acronym, however spelled (`FSDP`, `LoRA`, `MoE`, `SGLang`), names a topic, not a symbol.
 _TITLE_IDENT = re.compile(r"(?<![\w.`])`?([A-Za-z_]\w*(?:\.\w+)*)(?:\(\))?`?(?![\w.])")
 
 _CAMEL_WORD = re.compile(r"(?:^|[A-Z])[a-z]{2,}")
 
 
-def _title_identifiers(subject: str, patch_text: str) -> list[str]:
+def _title_identifiers(subject: str, patch_text: str, defined: dict[str, float]) -> list[str]:
     """The identifiers a title names that the patch spells as a whole word (quoted ones included: an
-    environment variable, a key read by `getattr`)."""
+    environment variable, a key read by `getattr`); a CamelCase one only among those `defined`."""
     out = []
     for name in dict.fromkeys(_TITLE_IDENT.findall(subject)):
         short = name.rsplit(".", 1)[-1]
-        joined = "_" in name or "." in name or len(_CAMEL_WORD.findall(name)) >= 2
-        if not joined or _FILE_NAME.search(name) or is_noise_symbol(short):
+        snake_or_dotted = "_" in name or "." in name
+        if not snake_or_dotted and (len(_CAMEL_WORD.findall(name)) < 2 or short not in defined):
+            continue
+        if _FILE_NAME.search(name) or is_noise_symbol(short):
             continue
         at = patch_text.find(short)  # a whole word there or later: most often right there
         if at >= 0 and re.compile(rf"\b{re.escape(short)}\b").search(patch_text, at):
