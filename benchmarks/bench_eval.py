@@ -42,6 +42,7 @@ FRESH_SETS = [
     ("fresh5", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh5-36.csv", "30/36"),
     ("fresh6", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh6-36.csv", "24/36"),
     ("fresh7", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh7-36.csv", "24/36"),
+    ("fresh8", ROOT / "benchmarks" / "labels" / "verl-second-review-fresh8-36.csv", "22/36"),
 ]
 REPO = "verl-project/verl"
 
