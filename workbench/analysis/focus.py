@@ -277,7 +277,7 @@ _TITLE_WEIGHT = 2.5
 # the PR defines or edits it: `DeepSeek` or `HuggingFace` is a name a patch spells in comments too. An
 # acronym, however spelled (`FSDP`, `LoRA`, `MoE`, `SGLang`), names a topic, not a symbol.
 _TITLE_IDENT = re.compile(r"(?<![\w.`])`?([A-Za-z_]\w*(?:\.\w+)*)(?:\(\))?`?(?![\w.])")
-
+# The words of a CamelCase name: `Server`, `Adapter`; `get`, `Data` (`LoRA`, `SGLang` hold one).
 _CAMEL_WORD = re.compile(r"(?:^|[A-Z])[a-z]{2,}")
 
 

@@ -631,7 +631,7 @@ DEF_LINE = re.compile(
 )  # fmt: skip
 
 # Python's own, narrower pattern: most analysed patches are Python, and the generic one tries every
-# modifier of every language on each added line.
+# modifier of every language on each line.
 _PY_DEF_LINE = re.compile(
     r"\n(?P<sign>[ +-])(?P<indent>[ \t]*+)(?P<mods>(?:async[ \t]++)?)(?:def|class)[ \t]+(?P<name>\w+)"
     r"[ \t]*(?P<sig>[(:][^\n]*)?"
