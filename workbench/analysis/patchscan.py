@@ -9,7 +9,7 @@ once per PR (`WordPlaces`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -365,15 +365,6 @@ def hunk_sections(patch: str) -> list[tuple[int, str]]:
     return [(int(m.group(3)), m.group(5).strip()) for m in HUNK_HEADER.finditer(patch) if m.group(5).strip()]
 
 
-# A hunk header's section text alone: findall returns it without a match object per hunk.
-_HUNK_SECTION = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?([^\n]*)")
-
-
-def hunk_section_texts(patch: str) -> list[str]:
-    """The section texts of `hunk_sections(patch)`, without their line numbers."""
-    return [text for text in map(str.strip, _HUNK_SECTION.findall(patch)) if text]
-
-
 def moved_share(files: list[FileDiff]) -> float:
     """The share of the added lines of `files` that another of them removes: 1.0 when code only moves
     between files (a module moved, a helper extracted). Blank lines, brackets and short statements
@@ -577,13 +568,13 @@ def enclosing_names(patch: str, context_definitions: list[tuple[int, int, str | 
     nothing) of each definition line in the context, in patch order (`definition_lines` finds them)."""
     names: list[str] = []
     where = {start: (indent, name) for start, indent, name in context_definitions}
-    starts = iter(where)
-    next_definition = next(starts, len(patch))
+    starts = list(where)  # in patch order
     headers = list(HUNK_HEADER.finditer(patch))
     for i, header in enumerate(headers):
         end = headers[i + 1].start() if i + 1 < len(headers) else len(patch)
         outer = section_symbol(header.group(5).strip())
-        first = min(next_definition, end)
+        k = bisect_left(starts, header.end())  # the hunk's first context definition, if any
+        first = starts[k] if k < len(starts) and starts[k] < end else end
         # the changes above the hunk's first context definition are where its header says
         if first == end or _CHANGE.search(patch, header.end(), first):
             names.append(outer)
@@ -605,8 +596,6 @@ def enclosing_names(patch: str, context_definitions: list[tuple[int, int, str | 
                 scopes.append(where[line_start])
             elif line.startswith(("+", "-")):
                 names.append(scopes[-1][1] if scopes else outer)
-        while next_definition < end:
-            next_definition = next(starts, len(patch))
     return [n for n in dict.fromkeys(names) if n]
 
 
