@@ -7,6 +7,7 @@ from workbench.analysis.conventions import load_conventions
 from workbench.analysis.description import open_work, read_description, strip_template
 from workbench.analysis.discussion import (
     link_relandings,
+    link_reverted_by,
     read_discussion,
     resolve_refs,
     revert_statement,
@@ -467,6 +468,56 @@ def test_revert_end_to_end_in_the_analysis():
         (41, "reverts", "[trainer] feat: new loss"),
         (60, "relanded-in", "[trainer] feat: new loss"),
     ]
+
+
+def test_a_reverted_pr_is_led_by_the_later_pr_that_reverts_it():
+    title = "[reward] fix: compute correct rollout world size"
+    known = KnownPRs(
+        {
+            6226: (title, "merged"),
+            6240: ("[reward] fix: unrelated (#6226)", "merged"),
+            6258: (f'Revert "{title}"', "merged"),
+        }
+    )
+    mention = [CrossRef(6258, "mentions")]
+    got = link_reverted_by(mention, 6226, known)
+    assert [(r.number, r.relation, r.state) for r in got] == [(6258, "reverted-by", "merged")]
+    assert link_reverted_by(got, 6240, known) == []  # what a revert names is the only PR it reverts
+    # a plain {number: (title, state)} serves as well; a revert before the PR reverts something else
+    assert link_reverted_by([], 6226, dict(known))[0].number == 6258
+    assert link_reverted_by([], 6226, {**known, 6100: (f'Revert "{title}"', "merged")})[0].number == 6258
+    # a PR of the same title in between is what the revert reverts
+    later = KnownPRs({**known, 6250: (title, "merged")})
+    assert link_reverted_by(got, 6226, later) == [] and link_reverted_by([], 6250, later)[0].number == 6258
+
+
+def test_a_revert_quoting_a_squash_title_is_found_by_the_whole_title():
+    """git's revert of a squash-merged commit quotes the title with its (#N); a title's own (#N) may
+    name an issue, and names no PR the revert reverts."""
+    known = KnownPRs(
+        {
+            5599: ("[megatron] fix: Qwen3.5 LoRA & MTP support", "merged"),
+            6293: ("[fsdp] fix: the issue", "merged"),
+            6350: ("[fsdp] fix: emit distillation outputs (#6293)", "merged"),
+            6360: ('Revert "[fsdp] fix: emit distillation outputs (#6293)"', "merged"),
+            7173: ('Revert "[megatron] fix: Qwen3.5 LoRA & MTP support (#5599)"', "open"),
+        }
+    )
+    assert [(r.number, r.state) for r in link_reverted_by([], 5599, known)] == [(7173, "open")]
+    assert [r.number for r in link_reverted_by([], 6350, known)] == [6360]
+    assert link_reverted_by([], 6293, known) == []
+
+
+def test_a_reverted_pr_tells_the_reader_in_its_brief():
+    from workbench.drafting.offline import draft_offline
+
+    known = {41: ("[trainer] feat: new loss", "merged"), 50: ('Revert "[trainer] feat: new loss"', "merged")}
+    rec = record([code_file(["+x = 1"])], title="[trainer] feat: new loss", body="", number=41)
+    a = analyze(rec, known_prs=known)
+    assert [(r.number, r.relation) for r in a.cross_refs] == [(50, "reverted-by")]
+    assert a.verdict == analyze(rec).verdict  # a revert says why; how to read the PR is the PR's own
+    assert draft_offline(rec, a, "en").next_steps[0].startswith("Reverted later by #50 (merged)")
+    assert draft_offline(rec, a, "zh").next_steps[0].startswith("本 PR 后来被 #50 回滚（已合并）")
 
 
 def test_title_tags_with_and_without_separators():

@@ -441,6 +441,21 @@ def test_a_revert_found_by_its_quoted_title_is_linked_on_every_hit(tmp_path):
     assert [(r.number, r.relation) for r in hit.cross_refs] == [(7, "reverts"), (12, "relanded-in")]
 
 
+def test_a_pr_reverted_later_is_told_on_every_hit(tmp_path):
+    """A revert lands after the PR was analysed: the memo's entry is unchanged, and its hit must name
+    the revert once the cache holds it (and drop it when the cache no longer does)."""
+    pr = record([file("pkg/a.py", hunk(1, ["+x = 1"]))], number=5, title="feat: faster sync")
+    conv = load_conventions(REPO)
+    memo = AnalysisMemo(tmp_path / "m.pickle", conv)
+    before = {5: (pr.title, "merged")}
+    assert memo.analyze(pr, known_prs=before).cross_refs == []
+    after = {**before, 9: ('Revert "feat: faster sync"', "merged")}
+    hit = memo.analyze(pr, known_prs=after)
+    assert memo.hits == 1 and [(r.number, r.relation) for r in hit.cross_refs] == [(9, "reverted-by")]
+    assert hit.to_dict() == analyze(pr, conventions=conv, known_prs=after).to_dict()
+    assert memo.analyze(pr, known_prs=before).cross_refs == []
+
+
 def test_a_revert_named_by_its_commit_is_linked_on_every_hit(tmp_path):
     from workbench.records import KnownPRs
 

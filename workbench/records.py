@@ -76,14 +76,22 @@ class PRRecord:
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
+def titled_as_reverts(prs: dict) -> dict[int, str]:
+    """number -> title of the PRs in {number: (title, state)} whose title starts with "Revert", as git's
+    and GitHub's reverts are titled: the few that may revert any other PR."""
+    return {n: t for n, (t, _state) in prs.items() if t and t.lstrip()[:6].lower() == "revert"}
+
+
 class KnownPRs(dict):
     """The cache's PRs of one repository, as analysis resolves references against them: number ->
-    (title, state), and the commits that merged them, for "This reverts commit <sha>". Any plain
-    {number: (title, state)} dict serves too, without the commits."""
+    (title, state), the commits that merged them (for "This reverts commit <sha>") and the PRs titled as
+    reverts (listed once here, not looked for among every title for every PR). Any plain
+    {number: (title, state)} dict serves too, without the commits. Read-only once made."""
 
     def __init__(self, titles: dict | None = None, merge_commits: dict[str, int] | None = None):
         super().__init__(titles or {})
         self.merge_commits = {sha.lower(): n for sha, n in (merge_commits or {}).items()}
+        self.reverts = titled_as_reverts(self)
 
     def merged_as(self, sha: str) -> int | None:
         """The PR merged as commit `sha`, full or abbreviated (git's 7 or more hex digits); None when

@@ -6,9 +6,10 @@ sentence itself."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, NamedTuple
 
-from ..records import KnownPRs
+from ..records import KnownPRs, titled_as_reverts
 from .conventions import Conventions
 from .description import FENCED_BLOCK, _clip, _sentences, open_work
 from .model import CrossRef, Discussion, Evidence, Signal
@@ -167,6 +168,7 @@ def _login(obj: dict) -> str | None:
 # How one PR relates to another, strongest first: when a text names a PR twice, the stronger one wins.
 RELATIONS = (
     "reverts",
+    "reverted-by",
     "relanded-in",
     "relands",
     "fixes",
@@ -331,9 +333,9 @@ def resolve_refs(
 ) -> list[CrossRef]:
     """`refs` completed from the cache's {number: (title, state)}: the titles and states of this
     repository's PRs, the PR a revert names by commit (when `known_prs` is a `KnownPRs`, which knows
-    merge commits) or by title, and the PR that landed a reverted one again. Depends only on the cache's
-    PRs, so the analysis memo calls it again on every hit (its entry may have been computed with fewer,
-    or none), on refs it resolved before."""
+    merge commits) or by title, the PR that landed a reverted one again, and the later PR that reverts
+    this one. Depends only on the cache's PRs, so the analysis memo calls it again on every hit (its
+    entry may have been computed with fewer, or none), on refs it resolved before."""
     known = known_prs if known_prs is not None else {}
     if revert_commit is not None or revert_title is not None:
         # what an earlier resolution found by commit or title is looked up again
@@ -348,7 +350,7 @@ def resolve_refs(
     for ref in refs:
         if ref.repo is None:
             ref.title, ref.state = known.get(ref.number, (None, None))
-    return link_relandings(refs, number, known)
+    return link_reverted_by(link_relandings(refs, number, known), number, known)
 
 
 def reverted_pr(refs: list[CrossRef]) -> int | None:
@@ -369,6 +371,46 @@ def link_relandings(refs: list[CrossRef], number: int, known_prs: dict | None) -
             refs.append(CrossRef(reland, "relanded-in", title, state, None, None))
             have.add(reland)
     return refs
+
+
+def link_reverted_by(refs: list[CrossRef], number: int, known_prs: dict | None) -> list[CrossRef]:
+    """`refs` led by the later PR in the cache that reverts this one ("reverted-by"), when one does: the
+    change a reader is about to study was taken back, and the revert says why. Depends on the cache's
+    PRs, so the analysis memo calls it again on every hit."""
+    refs = [r for r in refs if r.relation != "reverted-by"]
+    own = (known_prs or {}).get(number)
+    by = _reverting_pr(number, own[0], known_prs) if own else None
+    if by is None:
+        return refs
+    title, state = known_prs[by]
+    return [CrossRef(by, "reverted-by", title, state, None, None)] + [
+        r for r in refs if not (r.repo is None and r.number == by)
+    ]
+
+
+def _reverting_pr(number: int, title: str, known_prs: dict) -> int | None:
+    """The first later PR titled as the revert of this one: `Revert "<this title>"` (GitHub's revert
+    button) or `Revert "<this title> (#number)"` (git's revert of a squash-merged commit), with no PR of
+    the same title in between (that one is what it reverts). Titles alone, and quoted whole: a quoted
+    title's own (#N) may be an issue the reverted PR named, so no number is taken from it."""
+    titled = known_prs.reverts if isinstance(known_prs, KnownPRs) else titled_as_reverts(known_prs)
+    title = (title or "").strip()
+    if not title:
+        return None
+    wanted = {title, f"{title} (#{number})"}
+    for n in sorted(k for k in titled if k > number):
+        said = _quoted_title(titled[n])
+        if said in wanted and (said != title or _latest_titled(title, n, known_prs) == number):
+            return n
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _quoted_title(revert_title: str) -> str | None:
+    """The title a revert's title quotes (`Revert "title"`, `Revert: title`); asked of the cache's few
+    reverts for every PR analysed, so each is read once."""
+    quoted = _REVERT_TITLE.match(revert_title)
+    return (quoted.group(1) or quoted.group(2) or "").strip().strip('"').strip() if quoted else None
 
 
 def _references(text: str) -> list[tuple[int, str, int, str | None]]:

@@ -79,6 +79,7 @@ RELATION_ZH = {
     "follow-up": "前序/后续",
     "mentions": "提及",
     "reverts": "回滚",
+    "reverted-by": "后来被回滚于",
     "relands": "重新合入",
     "relanded-in": "后来重新合入于",
     "depends-on": "依赖",
@@ -652,6 +653,7 @@ def _checked(x) -> bool:
     return bool(x.title or x.state or x.url) or x.relation in (
         "fixes",
         "reverts",
+        "reverted-by",
         "relands",
         "relanded-in",
         "depends-on",
@@ -710,6 +712,15 @@ def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     for x in [x for x in (a.cross_refs if a else []) if _checked(x)][:3]:
         name = x.name
         title = _one_line(x.title, 80) if x.title else None
+        if x.relation == "reverted-by":  # what the reader is about to study was taken back
+            if zh:
+                state = STATE_ZH.get(x.state or "", x.state or "状态未知")
+                out.append(f"本 PR 后来被 {name} 回滚（{state}）：先看回滚的原因，再决定是否细读。")
+            else:
+                out.append(
+                    f"Reverted later by {name} ({x.state or 'state unknown'}): read why before studying it."
+                )
+            continue
         if zh:
             rel = RELATION_ZH.get(x.relation, x.relation)
             state = STATE_ZH.get(x.state or "", x.state or "状态未知")
