@@ -486,6 +486,9 @@ def test_a_reverted_pr_is_led_by_the_later_pr_that_reverts_it():
     # a plain {number: (title, state)} serves as well; a revert before the PR reverts something else
     assert link_reverted_by([], 6226, dict(known))[0].number == 6258
     assert link_reverted_by([], 6226, {**known, 6100: (f'Revert "{title}"', "merged")})[0].number == 6258
+    # of two reverts, the first took it back
+    twice = {**known, 6300: (f'Revert "{title} (#6226)"', "merged")}
+    assert [r.number for r in link_reverted_by([], 6226, twice)] == [6258]
     # a PR of the same title in between is what the revert reverts
     later = KnownPRs({**known, 6250: (title, "merged")})
     assert link_reverted_by(got, 6226, later) == [] and link_reverted_by([], 6250, later)[0].number == 6258

@@ -6,6 +6,7 @@ backfill, sample), so analysis code never asks where a PR came from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,10 +77,26 @@ class PRRecord:
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
-def titled_as_reverts(prs: dict) -> dict[int, str]:
-    """number -> title of the PRs in {number: (title, state)} whose title starts with "Revert", as git's
-    and GitHub's reverts are titled: the few that may revert any other PR."""
-    return {n: t for n, (t, _state) in prs.items() if t and t.lstrip()[:6].lower() == "revert"}
+# A revert's title, as git and GitHub's revert button write it (`Revert "title"`) or as people do
+# (`Revert: title`): group 1 or 2 is the title it quotes.
+REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
+
+
+def _quoted_title(revert_title: str) -> str | None:
+    """The title a revert's title quotes, or None when it is no revert's title."""
+    m = REVERT_TITLE.match(revert_title)
+    return (m.group(1) or m.group(2) or "").strip().strip('"').strip() if m else None
+
+
+def reverts_by_title(prs: dict) -> dict[str, list[int]]:
+    """The PRs of {number: (title, state)} titled as reverts, by the title they quote, in number order:
+    the few that may revert any other PR."""
+    out: dict[str, list[int]] = {}
+    for n in sorted(prs):
+        said = _quoted_title(prs[n][0] or "")
+        if said:
+            out.setdefault(said, []).append(n)
+    return out
 
 
 class KnownPRs(dict):
@@ -91,7 +108,7 @@ class KnownPRs(dict):
     def __init__(self, titles: dict | None = None, merge_commits: dict[str, int] | None = None):
         super().__init__(titles or {})
         self.merge_commits = {sha.lower(): n for sha, n in (merge_commits or {}).items()}
-        self.reverts = titled_as_reverts(self)
+        self.reverts = reverts_by_title(self)  # quoted title -> the PRs titled as its revert
 
     def merged_as(self, sha: str) -> int | None:
         """The PR merged as commit `sha`, full or abbreviated (git's 7 or more hex digits); None when

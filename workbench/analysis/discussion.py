@@ -6,10 +6,9 @@ sentence itself."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, NamedTuple
 
-from ..records import KnownPRs, titled_as_reverts
+from ..records import REVERT_TITLE, KnownPRs, reverts_by_title
 from .conventions import Conventions
 from .description import FENCED_BLOCK, _clip, _sentences, open_work
 from .model import CrossRef, Discussion, Evidence, Signal
@@ -233,9 +232,8 @@ _COUNTED = re.compile(
     r")\s*\Z",
     re.I,
 )
-# A revert's title quotes the reverted PR's title, which ends in that PR's "(#N)": `Revert "title"`
-# (git's and GitHub's), or `Revert: title` as people write it.
-_REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
+# A revert's title (records.REVERT_TITLE) quotes the reverted commit's title, which a squash merge
+# ends with the PR's "(#N)".
 _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 
 
@@ -294,7 +292,7 @@ def written_refs(repo: str, number: int, texts: list[str], revert_commit: str | 
     for text in texts:
         if not text or len(found) >= 50:
             continue
-        quoted = _REVERT_TITLE.match(text)
+        quoted = REVERT_TITLE.match(text)
         if quoted and quoted_title is None:
             quoted_title = quoted.group(1) or quoted.group(2)
         for start, written, num, url in _references(text):
@@ -390,27 +388,17 @@ def link_reverted_by(refs: list[CrossRef], number: int, known_prs: dict | None) 
 
 def _reverting_pr(number: int, title: str, known_prs: dict) -> int | None:
     """The first later PR titled as the revert of this one: `Revert "<this title>"` (GitHub's revert
-    button) or `Revert "<this title> (#number)"` (git's revert of a squash-merged commit), with no PR of
-    the same title in between (that one is what it reverts). Titles alone, and quoted whole: a quoted
-    title's own (#N) may be an issue the reverted PR named, so no number is taken from it."""
-    titled = known_prs.reverts if isinstance(known_prs, KnownPRs) else titled_as_reverts(known_prs)
+    button), with no PR of the same title in between (that one is what it reverts), or
+    `Revert "<this title> (#number)"` (git's revert of a squash-merged commit). Quoted titles are
+    matched whole: a title's own (#N) may be an issue the reverted PR named."""
+    reverts = known_prs.reverts if isinstance(known_prs, KnownPRs) else reverts_by_title(known_prs)
     title = (title or "").strip()
     if not title:
         return None
-    wanted = {title, f"{title} (#{number})"}
-    for n in sorted(k for k in titled if k > number):
-        said = _quoted_title(titled[n])
-        if said in wanted and (said != title or _latest_titled(title, n, known_prs) == number):
-            return n
-    return None
-
-
-@lru_cache(maxsize=1024)
-def _quoted_title(revert_title: str) -> str | None:
-    """The title a revert's title quotes (`Revert "title"`, `Revert: title`); asked of the cache's few
-    reverts for every PR analysed, so each is read once."""
-    quoted = _REVERT_TITLE.match(revert_title)
-    return (quoted.group(1) or quoted.group(2) or "").strip().strip('"').strip() if quoted else None
+    found = [n for n in reverts.get(f"{title} (#{number})", ()) if n > number] + [
+        n for n in reverts.get(title, ()) if n > number and _latest_titled(title, n, known_prs) == number
+    ]
+    return min(found, default=None)
 
 
 def _references(text: str) -> list[tuple[int, str, int, str | None]]:
