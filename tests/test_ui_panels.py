@@ -74,3 +74,17 @@ def test_the_heuristics_panel_shows_each_judged_risk_with_why_and_where():
     assert "<code>pkg/config/runtime.yaml:3</code> use_cache: false -&gt; true" in out
     hostile = analyze(untrusted_pr())
     assert not live_markup(panels.heuristics_html(hostile))
+
+
+def test_the_header_says_when_a_pr_was_reverted_or_reverts():
+    from heuristics_helpers import file, hunk, record
+
+    known = {5: ("feat: <b>faster</b> sync", "merged"), 9: ('Revert "feat: <b>faster</b> sync"', "merged")}
+    change = file("pkg/a.py", hunk(1, ["+x = 1"]))
+    reverted = analyze(record([change], number=5, title=known[5][0]), known_prs=known)
+    assert "<b>reverted later by #9</b> (merged)" in panels.verdict_line(reverted)
+    revert = analyze(record([change], number=9, title=known[9][0]), known_prs=known)
+    assert "<b>reverts #5</b> (merged)" in panels.verdict_line(revert)
+    plain = analyze(record([change], number=5, title=known[5][0]))
+    assert "revert" not in panels.verdict_line(plain)
+    assert not live_markup(panels.verdict_line(analyze(untrusted_pr())))

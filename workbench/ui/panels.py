@@ -71,8 +71,17 @@ def verdict_line(analysis: Any | None) -> str:
     who = f" · for {e(a.audience)}" if a.audience else ""
     return (
         f'<div class="wb-meta"><span class="wb-badge" style="background:{color}">{e(a.verdict)}</span>'
-        f"effort {int(a.effort)}/5 · ~{int(a.minutes)} min{who} · {why}</div>"
+        f"effort {int(a.effort)}/5 · ~{int(a.minutes)} min{who} · {why}{_revert_note(a)}</div>"
     )
+
+
+def _revert_note(a: Any) -> str:
+    """A revert, or a PR a later one took back, says so at a glance: the other PR is read first."""
+    for c in a.cross_refs:
+        if c.repo is None and c.relation in ("reverted-by", "reverts"):
+            verb = "reverted later by" if c.relation == "reverted-by" else "reverts"
+            return f" · <b>{verb} #{int(c.number)}</b>" + (f" ({e(c.state)})" if c.state else "")
+    return ""
 
 
 def _evidence(ev: Any) -> str:
