@@ -79,12 +79,12 @@ class PRRecord:
 
 # A revert's title, as git and GitHub's revert button write it (`Revert "title"`) or as people do
 # (`Revert: title`): group 1 or 2 is the title it quotes.
-REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
+_REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
 
 
-def _quoted_title(revert_title: str) -> str | None:
+def quoted_title(revert_title: str) -> str | None:
     """The title a revert's title quotes, or None when it is no revert's title."""
-    m = REVERT_TITLE.match(revert_title)
+    m = _REVERT_TITLE.match(revert_title)
     return (m.group(1) or m.group(2) or "").strip().strip('"').strip() if m else None
 
 
@@ -93,7 +93,7 @@ def reverts_by_title(prs: dict) -> dict[str, list[int]]:
     the few that may revert any other PR."""
     out: dict[str, list[int]] = {}
     for n in sorted(prs):
-        said = _quoted_title(prs[n][0] or "")
+        said = quoted_title(prs[n][0] or "")
         if said:
             out.setdefault(said, []).append(n)
     return out

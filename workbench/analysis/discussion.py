@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from ..records import REVERT_TITLE, KnownPRs, reverts_by_title
+from ..records import KnownPRs, quoted_title, reverts_by_title
 from .conventions import Conventions
 from .description import FENCED_BLOCK, _clip, _sentences, open_work
 from .model import CrossRef, Discussion, Evidence, Signal
@@ -232,7 +232,7 @@ _COUNTED = re.compile(
     r")\s*\Z",
     re.I,
 )
-# A revert's title (records.REVERT_TITLE) quotes the reverted commit's title, which a squash merge
+# A revert's title (records.quoted_title) quotes the reverted commit's title, which a squash merge
 # ends with the PR's "(#N)".
 _REVERT_TITLE_NUMBER = re.compile(r"\(#(\d+)\)\s*\Z")
 
@@ -288,13 +288,12 @@ def written_refs(repo: str, number: int, texts: list[str], revert_commit: str | 
         elif _RANK[rel] > _RANK[old.relation]:
             old.relation = rel
 
-    quoted_title = None
+    quoted = None
     for text in texts:
         if not text or len(found) >= 50:
             continue
-        quoted = REVERT_TITLE.match(text)
-        if quoted and quoted_title is None:
-            quoted_title = quoted.group(1) or quoted.group(2)
+        if quoted is None:
+            quoted = quoted_title(text)
         for start, written, num, url in _references(text):
             written = written or repo  # a bare #N is this repository's
             target = written.lower()
@@ -307,10 +306,10 @@ def written_refs(repo: str, number: int, texts: list[str], revert_commit: str | 
     refs = list(found.values())
     if any(r.relation == "reverts" for r in refs):
         return WrittenRefs(refs)  # the "Reverts owner/name#M" line wins: a title can end in an issue's number
-    m = _REVERT_TITLE_NUMBER.search(quoted_title) if quoted_title is not None else None
+    m = _REVERT_TITLE_NUMBER.search(quoted) if quoted is not None else None
     if m is not None:
         return WrittenRefs(_reverting(refs, int(m.group(1)), number))
-    return WrittenRefs(refs, revert_commit, quoted_title)
+    return WrittenRefs(refs, revert_commit, quoted)
 
 
 def _reverting(refs: list[CrossRef], reverted: int, number: int) -> list[CrossRef]:

@@ -575,11 +575,12 @@ def enclosing_names(patch: str, context_definitions: list[tuple[int, int, str | 
         outer = section_symbol(header.group(5).strip())
         k = bisect_left(starts, header.end())  # the hunk's first context definition, if any
         first = starts[k] if k < len(starts) and starts[k] < end else end
-        # the changes above the hunk's first context definition are where its header says
-        if first == end or _CHANGE.search(patch, header.end(), first):
+        if first == end:  # no context definition: every change is where the header says
             names.append(outer)
-        if first == end:
             continue
+        # the changes above the hunk's first context definition are where its header says
+        if _CHANGE.search(patch, header.end(), first):
+            names.append(outer)
         # from there on, the innermost definition above a change and less indented than it holds it
         scopes: list[tuple[int, str | None]] = []  # (indentation, name) of the definitions open
         at = first

@@ -712,25 +712,18 @@ def _next_steps(record: PRRecord, a: Analysis | None, lang: str) -> list[str]:
     for x in [x for x in (a.cross_refs if a else []) if _checked(x)][:3]:
         name = x.name
         title = _one_line(x.title, 80) if x.title else None
+        state = STATE_ZH.get(x.state or "", x.state or "状态未知") if zh else x.state or "state unknown"
         if x.relation == "reverted-by":  # what the reader is about to study was taken back
-            if zh:
-                state = STATE_ZH.get(x.state or "", x.state or "状态未知")
-                out.append(f"本 PR 后来被 {name} 回滚（{state}）：先看回滚的原因，再决定是否细读。")
-            else:
-                out.append(
-                    f"Reverted later by {name} ({x.state or 'state unknown'}): read why before studying it."
-                )
-            continue
-        if zh:
+            out.append(
+                f"本 PR 后来被 {name} 回滚（{state}）：先看回滚的原因，再决定是否细读。"
+                if zh
+                else f"Reverted later by {name} ({state}): read why before studying it."
+            )
+        elif zh:
             rel = RELATION_ZH.get(x.relation, x.relation)
-            state = STATE_ZH.get(x.state or "", x.state or "状态未知")
             out.append(f"关注相关 PR {name}（{rel}" + (f"：{title}" if title else "") + f"，{state}）。")
         else:
-            out.append(
-                f"Watch {name} ({x.relation}"
-                + (f": {title}" if title else "")
-                + f", {x.state or 'state unknown'})."
-            )
+            out.append(f"Watch {name} ({x.relation}" + (f": {title}" if title else "") + f", {state}).")
     for p in (a.discussion.promises if a else [])[:2]:
         out.append(
             f"跟进作者承诺的后续工作：「{_one_line(p, 160)}」"
