@@ -1742,6 +1742,28 @@ def test_a_file_the_description_names_is_no_suffix_symbol():
     assert "_write_manifest" in a.key_symbols
 
 
+def test_tests_the_description_lists_do_not_outrank_the_code_they_test():
+    body = (
+        "Wrap nested data in `NonTensorStack` so `DataProto` converts.\n\n## Test\n"
+        "1. `test_nested_lists`\n2. `test_nested_dicts`\n3. `test_round_trip`"
+    )
+    code = py(
+        ["+        stack = NonTensorStack.from_list(items)", "+        return stack"],
+        name="verl/protocol.py",
+    )
+    tests = file(
+        "tests/test_protocol_on_cpu.py",
+        hunk(3, ["+def test_nested_lists():", "+def test_nested_dicts():", "+def test_round_trip():"]),
+    )
+    a = analyze(record([code, tests], title="[misc] fix: convert nested data", body=body))
+    assert a.key_symbols[0] == "run"  # the code's definition leads
+    assert "NonTensorStack" in a.key_symbols[:2]  # the name the description quotes, in the code
+    assert a.key_symbols.index("test_nested_lists") > a.key_symbols.index("NonTensorStack")
+    # a tests-only PR's tests are what it is about: the description still raises them
+    only = analyze(record([tests], title="[misc] test: nested data", body=body))
+    assert only.key_symbols[:1] == ["test_nested_lists"]
+
+
 def test_a_hunk_under_a_table_of_constants_names_the_table():
     entries = ['+    "qwen3_vl_moe": {', '+        "IMAGE_INPUT_INDEX": 151655,', "+    },"]
     table = file("verl/workers/engine/veomni/utils.py", hunk(21, entries, section="VL_TYPE2INDEX = {"))

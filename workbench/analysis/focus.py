@@ -246,7 +246,7 @@ def pick_key_symbols(
         scores[key] = scores.get(key, 0.0) + weight
     for name in _title_identifiers(subject, patch_text, facts.symbols):
         scores[name] = scores.get(name, 0.0) + _TITLE_WEIGHT
-    changed = {fd.filename.rsplit("/", 1)[-1] for fd in files}
+    changed, test_only = _changed_names_and_tests(files, facts)
     for span in desc.code_spans:
         name = span.rstrip("()")
         if not (_IDENT.match(span) and names_something(name)):
@@ -260,6 +260,8 @@ def pick_key_symbols(
         short = name.rsplit(".", 1)[-1]
         if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
             continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
+        if short in test_only:
+            continue  # a description lists the tests it adds; a reader starts at what they test
         if short in scores:
             scores[short] += 2.0
         elif not patch_text or short in patch_text:
@@ -267,6 +269,16 @@ def pick_key_symbols(
     ranked = sorted(scores, key=lambda n: scores[n], reverse=True)  # stable: ties in first-seen order
     ranked = [n for n in ranked if n not in _COMMON_SYMBOLS]
     return ranked[: int(conv.threshold("max_key_symbols", 8))]
+
+
+def _changed_names_and_tests(files: Iterable[FileDiff], facts: CodeFacts) -> tuple[set[str], set[str]]:
+    """(the changed files' base names, the symbols only test files define or touch, when other files
+    have symbols too: in a PR of tests alone, the tests are what it is about)."""
+    changed, in_tests, elsewhere = set(), set(), set()
+    for fd in files:
+        changed.add(fd.filename.rsplit("/", 1)[-1])
+        (in_tests if fd.role == "test" else elsewhere).update(facts.file_symbols.get(fd.filename, ()))
+    return changed, (in_tests - elsewhere) if elsewhere else set()
 
 
 # A name the title spells is what the PR is about: above any symbol the patch alone weighs (1.5 an added
