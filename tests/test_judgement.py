@@ -1764,6 +1764,40 @@ def test_tests_the_description_lists_do_not_outrank_the_code_they_test():
     assert only.key_symbols[:1] == ["test_nested_lists"]
 
 
+def test_a_ci_change_names_the_jobs_it_adds_removes_or_changes():
+    workflow = file(
+        ".github/workflows/e2e_ascend.yml",
+        hunk(
+            12,
+            [
+                "   non_rl_job:",
+                "     runs-on: linux-aarch64-a2-8",
+                "-    timeout-minutes: 30",
+                "+    timeout-minutes: 60",
+                "+  nightly_grpo_ascend:",
+                "+    runs-on: linux-aarch64-a3-8",
+                "+    steps:",
+                "+      - uses: actions/checkout@v4",
+            ],
+            section="jobs:",
+        ),
+        hunk(80, ["-  legacy_job:", "-    runs-on: old", "-    steps: []"], old_start=80, section="jobs:"),
+    )
+    a = analyze(record([workflow], title="[ci] feat: add a nightly GRPO job on Ascend"))
+    # whole jobs first (added, removed), then the job whose setting changed, then its setting
+    assert a.key_symbols[:3] == ["nightly_grpo_ascend", "legacy_job", "non_rl_job"]
+    assert "timeout-minutes" in a.key_symbols
+    # beside program code a job follows the code's definitions
+    code = py(["+        self.flush()"], name="verl/trainer/ppo.py")
+    b = analyze(record([code, workflow], title="[trainer] fix: flush before the step"))
+    assert b.key_symbols[0] == "run"
+    assert "nightly_grpo_ascend" in b.key_symbols
+    # a config file's own `jobs:` section holds settings, not CI jobs
+    cfg = file("configs/scheduler.yaml", hunk(3, ["   workers:", "-    n: 2", "+    n: 4"], section="jobs:"))
+    c = analyze(record([cfg], title="[cfg] chore: more workers"))
+    assert "workers" not in c.key_symbols
+
+
 def test_a_hunk_under_a_table_of_constants_names_the_table():
     entries = ['+    "qwen3_vl_moe": {', '+        "IMAGE_INPUT_INDEX": 151655,', "+    },"]
     table = file("verl/workers/engine/veomni/utils.py", hunk(21, entries, section="VL_TYPE2INDEX = {"))

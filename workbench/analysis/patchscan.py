@@ -116,6 +116,21 @@ def yaml_key_paths(patch: str) -> dict[int, str | None]:
     return paths
 
 
+def workflow_jobs(patch: str) -> dict[str, bool]:
+    """The jobs of a CI workflow (`jobs.<id>`, as GitHub Actions names them) that a patch changes, in
+    order: id -> True when the job's own `<id>:` line comes or goes (a job added or removed whole)."""
+    jobs: dict[str, bool] = {}
+    for pos, path in yaml_key_paths(patch).items():
+        if path == "jobs":
+            end = patch.find("\n", pos)
+            section = _YAML_SECTION.fullmatch(patch[pos + 1 : end if end >= 0 else None].strip())
+            if section:
+                jobs[section.group(1)] = True
+        elif path and path.startswith("jobs."):
+            jobs.setdefault(path.split(".", 2)[1], False)
+    return jobs
+
+
 def _joined(stack: list[Section], level: int) -> str | None:
     """The dotted sections of `stack` above a line at `level`, or None where a level is unseen."""
     if not stack:

@@ -18,12 +18,17 @@ from .patchscan import (
     enclosing_names,
     in_python_function,
     is_noise_symbol,
+    workflow_jobs,
 )
 from .signals import CodeFacts, Find, counted_signals
 
 # Files whose "definitions" are prose or recorded output: their hunk headers may still name a symbol.
 _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
 
+
+# A CI job a PR adds or removes whole, or one it changes: weighed under a code definition (1.0, 1.5 added)
+# and above a test's (0.3).
+_JOB_WEIGHT = {True: 0.8, False: 0.5}
 
 _RUST_PUB = re.compile(r"(?:^|\s)pub\s")
 
@@ -57,6 +62,13 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             documented = documented_names(fd.patch)
             per_file.append(dict.fromkeys(documented, 0.3))
             facts.file_symbols[fd.filename] = documented
+            continue
+        if fd.role == "ci" and fd.patch and fd.filename.endswith((".yml", ".yaml")):
+            # a workflow's jobs are its definitions: below any code symbol, so they lead a CI change
+            jobs = workflow_jobs(fd.patch)
+            per_file.append(
+                {job: _JOB_WEIGHT[whole] for job, whole in jobs.items() if not is_noise_symbol(job)}
+            )
             continue
         if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
             continue
