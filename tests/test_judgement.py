@@ -9,6 +9,7 @@ from heuristics_helpers import file, guide_beside_config, hunk, record
 
 from workbench.analysis.codelines import is_python_prose
 from workbench.analysis.conventions import load_conventions
+from workbench.analysis.patchscan import workflow_names
 from workbench.analysis.pipeline import analyze
 from workbench.analysis.signals import text_theme_evidence
 from workbench.drafting import offline
@@ -1774,6 +1775,8 @@ def test_a_ci_change_names_the_jobs_it_adds_removes_or_changes():
                 "     runs-on: linux-aarch64-a2-8",
                 "-    timeout-minutes: 30",
                 "+    timeout-minutes: 60",
+                "     env:",
+                '+      HCCL_OP_EXPANSION_MODE: "AIV"',
                 "+  nightly_grpo_ascend:",
                 "+    runs-on: linux-aarch64-a3-8",
                 "+    steps:",
@@ -1784,9 +1787,23 @@ def test_a_ci_change_names_the_jobs_it_adds_removes_or_changes():
         hunk(80, ["-  legacy_job:", "-    runs-on: old", "-    steps: []"], old_start=80, section="jobs:"),
     )
     a = analyze(record([workflow], title="[ci] feat: add a nightly GRPO job on Ascend"))
-    # whole jobs first (added, removed), then the job whose setting changed, then its setting
-    assert a.key_symbols[:3] == ["nightly_grpo_ascend", "legacy_job", "non_rl_job"]
-    assert "timeout-minutes" in a.key_symbols
+    # whole jobs first (added, removed), then the setting whose value changed, then the job it is in
+    # and the variable it sets
+    assert a.key_symbols[:3] == ["nightly_grpo_ascend", "legacy_job", "timeout-minutes"]
+    assert {"non_rl_job", "HCCL_OP_EXPANSION_MODE"} <= set(a.key_symbols[3:])
+    # a workflow's own variables, set or no longer set, and the job a line changes in
+    top = hunk(
+        1,
+        [
+            " env:",
+            '+  WORKER_REPLICAS: "2"',
+            "-  OLD_VAR: x",
+            " jobs:",
+            "   build:",
+            "+    timeout-minutes: 5",
+        ],
+    )
+    assert workflow_names(top) == {"WORKER_REPLICAS": False, "OLD_VAR": False, "build": False}
     # beside program code a job follows the code's definitions
     code = py(["+        self.flush()"], name="verl/trainer/ppo.py")
     b = analyze(record([code, workflow], title="[trainer] fix: flush before the step"))

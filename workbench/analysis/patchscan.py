@@ -116,19 +116,30 @@ def yaml_key_paths(patch: str) -> dict[int, str | None]:
     return paths
 
 
-def workflow_jobs(patch: str) -> dict[str, bool]:
-    """The jobs of a CI workflow (`jobs.<id>`, as GitHub Actions names them) that a patch changes, in
-    order: id -> True when the job's own `<id>:` line comes or goes (a job added or removed whole)."""
-    jobs: dict[str, bool] = {}
+def workflow_names(patch: str) -> dict[str, bool]:
+    """The names a CI workflow's patch changes, in order: its jobs (`jobs.<id>`, as GitHub Actions names
+    them) and the environment variables it sets or stops setting (the keys of an `env:` section).
+    name -> True for a job whose own `<id>:` line comes or goes (a job added or removed whole)."""
+    names: dict[str, bool] = {}
     for pos, path in yaml_key_paths(patch).items():
+        if path is None:
+            continue
         if path == "jobs":
             end = patch.find("\n", pos)
             section = _YAML_SECTION.fullmatch(patch[pos + 1 : end if end >= 0 else None].strip())
             if section:
-                jobs[section.group(1)] = True
-        elif path and path.startswith("jobs."):
-            jobs.setdefault(path.split(".", 2)[1], False)
-    return jobs
+                names[section.group(1)] = True
+        elif path == "env" or path.endswith(".env"):
+            variable = _ENV_KEY.match(patch, pos + 1)
+            if variable:
+                names.setdefault(variable.group(1), False)
+        if path.startswith("jobs."):
+            names.setdefault(path.split(".", 2)[1], False)
+    return names
+
+
+# An environment variable's line in a YAML `env:` section: `  WORKER_REPLICAS: "2"`.
+_ENV_KEY = re.compile(r"[ \t]*([A-Z][A-Z0-9_]+)[ \t]*:")
 
 
 def _joined(stack: list[Section], level: int) -> str | None:

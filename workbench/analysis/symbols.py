@@ -18,7 +18,7 @@ from .patchscan import (
     enclosing_names,
     in_python_function,
     is_noise_symbol,
-    workflow_jobs,
+    workflow_names,
 )
 from .signals import CodeFacts, Find, counted_signals
 
@@ -26,9 +26,10 @@ from .signals import CodeFacts, Find, counted_signals
 _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
 
 
-# A CI job a PR adds or removes whole, or one it changes: weighed under a code definition (1.0, 1.5 added)
-# and above a test's (0.3).
-_JOB_WEIGHT = {True: 0.8, False: 0.5}
+# A CI job a PR adds or removes whole; a job or an environment variable it changes: under a code
+# definition (1.0, 1.5 added), a whole job above a setting whose value changed (0.5, focus.py), the rest
+# under it, and all above a test's (0.3).
+_JOB_WEIGHT = {True: 0.8, False: 0.4}
 
 _RUST_PUB = re.compile(r"(?:^|\s)pub\s")
 
@@ -64,11 +65,10 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             facts.file_symbols[fd.filename] = documented
             continue
         if fd.role == "ci" and fd.patch and fd.filename.endswith((".yml", ".yaml")):
-            # a workflow's jobs are its definitions: below any code symbol, so they lead a CI change
-            jobs = workflow_jobs(fd.patch)
-            per_file.append(
-                {job: _JOB_WEIGHT[whole] for job, whole in jobs.items() if not is_noise_symbol(job)}
-            )
+            # a workflow's jobs and variables are its definitions: below any code symbol, so they lead
+            # a CI change
+            names = workflow_names(fd.patch)
+            per_file.append({n: _JOB_WEIGHT[whole] for n, whole in names.items() if not is_noise_symbol(n)})
             continue
         if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
             continue
