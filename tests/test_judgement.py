@@ -1815,6 +1815,29 @@ def test_a_ci_change_names_the_jobs_it_adds_removes_or_changes():
     assert "workers" not in c.key_symbols
 
 
+def test_the_environment_variables_code_reads_or_sets_are_named():
+    patch = py(
+        [
+            '+        enabled = bool(int(os.getenv("VERL_NPU_ENABLE_MC2_PATCH", "0")))',
+            '-        os.environ["NCCL_DETERMINISTIC"] = "1"',
+            '+        os.environ["HCCL_DETERMINISTIC"] = "true"',
+            '         device = os.environ.get("CUDA_VISIBLE_DEVICES")',  # unchanged: not this PR's
+            '+        # os.environ["IN_A_COMMENT"] is not read',
+        ],
+        name="verl/workers/engine/utils.py",
+    )
+    a = analyze(record([patch], title="[engine] fix: deterministic collectives on NPU"))
+    assert a.key_symbols[0] == "run"  # the definition the lines are in leads
+    assert a.key_symbols[1:] == ["VERL_NPU_ENABLE_MC2_PATCH", "NCCL_DETERMINISTIC", "HCCL_DETERMINISTIC"]
+    # a shell script's exports are no symbols: a run script sets a dozen
+    script = file(
+        "examples/run_grpo_npu.sh", hunk(1, ["+export HCCL_CONNECT_TIMEOUT=1800", "+python3 -m main"])
+    )
+    assert (
+        "HCCL_CONNECT_TIMEOUT" not in analyze(record([script], title="[npu] chore: a run script")).key_symbols
+    )
+
+
 def test_a_hunk_under_a_table_of_constants_names_the_table():
     entries = ['+    "qwen3_vl_moe": {', '+        "IMAGE_INPUT_INDEX": 151655,', "+    },"]
     table = file("verl/workers/engine/veomni/utils.py", hunk(21, entries, section="VL_TYPE2INDEX = {"))

@@ -138,6 +138,24 @@ def workflow_names(patch: str) -> dict[str, bool]:
     return names
 
 
+def environment_variables(patch: str) -> list[str]:
+    """The environment variables a Python patch's changed lines read or set (`os.environ[...]`,
+    `os.getenv(...)`, `os.environ.get(...)`): a switch a user sets, which no definition names. A shell
+    script's `export`s are left out: a run script exports a dozen, which would crowd out its settings."""
+    names = []
+    for m in _ENV_USE.finditer(patch):
+        line_start = patch.rfind("\n", 0, m.start()) + 1
+        if patch[line_start : line_start + 1] in ("+", "-") and "#" not in patch[line_start : m.start()]:
+            names.append(m.group(1))
+    return list(dict.fromkeys(names))
+
+
+# Python reading or setting an environment variable by name.
+_ENV_USE = re.compile(
+    r"os\.(?:environ(?:\.(?:get|setdefault|pop))?|getenv)\s*[\[(]\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']"
+)
+
+
 # An environment variable's line in a YAML `env:` section: `  WORKER_REPLICAS: "2"`.
 _ENV_KEY = re.compile(r"[ \t]*([A-Z][A-Z0-9_]+)[ \t]*:")
 

@@ -16,6 +16,7 @@ from .patchscan import (
     definition_lines,
     documented_names,
     enclosing_names,
+    environment_variables,
     in_python_function,
     is_noise_symbol,
     workflow_names,
@@ -30,6 +31,8 @@ _PROSE_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".snap", ".new", ".golden")
 # definition (1.0, 1.5 added), a whole job above a setting whose value changed (0.5, focus.py), the rest
 # under it, and all above a test's (0.3).
 _JOB_WEIGHT = {True: 0.8, False: 0.4}
+# An environment variable the code reads or sets: half its file's weight, under the definitions there.
+_VARIABLE_SHARE = 0.5
 
 _RUST_PUB = re.compile(r"(?:^|\s)pub\s")
 
@@ -105,6 +108,9 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
                 removed[name] = (sig, m.start())
         names = enclosing_names(fd.patch, context)
         _credit(symbols, names, w)
+        if fd.language == "Python":
+            for variable in environment_variables(fd.patch):  # a switch a user sets, beside the code
+                symbols.setdefault(variable, w * _VARIABLE_SHARE)
         if not added and not removed:
             facts.file_symbols[fd.filename] = names
             continue
