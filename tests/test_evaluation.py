@@ -131,3 +131,15 @@ def test_eval_from_final_briefs(labelled, capsys):
     assert "audience matching (our first is one of theirs): 1/2 = 50%" in out
     assert "audience overlapping (any of ours is one of theirs): 2/2 = 100%" in out
     assert "key file" not in out.split("misses")[-1]  # briefs name no key files: nothing measured
+
+
+def test_a_special_method_is_found_at_its_class():
+    from workbench.analysis.pipeline import analyze
+
+    change = file("pkg/group.py", hunk(20, ["+        self.port = port"], section="class RayWorkerGroup:"))
+    a = analyze(record([change], title="[trainer] fix: keep the port", number=7))
+    assert a.key_symbols == ["RayWorkerGroup"]
+    rows = "pr,verdict,key_symbols\n7,skim,RayWorkerGroup.__init__;__post_init__\n"
+    ev = evaluate(parse_labels_csv(rows), {7: a})
+    # `RayWorkerGroup.__init__` is read at the class we name; a bare `__post_init__` names no class
+    assert (ev.key_symbols_found.hit, ev.key_symbols_found.total) == (1, 2)

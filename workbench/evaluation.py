@@ -184,8 +184,12 @@ _SYMBOL = re.compile(r"[A-Za-z_][\w\-]*")  # `timeout-minutes`, a CI key, is one
 
 def _symbol(name: str) -> str | None:
     """A symbol as both sides can name it: the last part of a dotted name (`actor.router_replay.mode`
-    and `mode` are one key); a label that is no identifier (`mode=sync`, a cron line) names none."""
-    last = name.strip().rsplit(".", 1)[-1]
+    and `mode` are one key), a special method by its class (`RayWorkerGroup.__init__` is read at
+    `RayWorkerGroup`); a label that is no identifier (`mode=sync`, a cron line) names none."""
+    parts = name.strip().rsplit(".", 2)
+    last = parts[-1]
+    if len(parts) > 1 and last.startswith("__") and last.endswith("__"):
+        last = parts[-2]
     return last if _SYMBOL.fullmatch(last) else None
 
 
