@@ -1018,6 +1018,23 @@ def test_the_type_a_pr_adds_leads_the_methods_every_implementation_repeats():
     assert a.key_symbols.index("start_loop") < a.key_symbols.index("run")
 
 
+def test_the_type_a_removal_deletes_leads_its_methods():
+    gone = file(
+        "pkg/memory_buffer.py",
+        hunk(
+            10,
+            [
+                "-    def zero(self):",
+                "-        self.data.zero_()",
+                "-class MemoryBufferForRollout:",
+                "-    pass",
+            ],
+        ),
+    )
+    a = analyze(record([gone], title="[worker] chore: remove the rollout memory buffer"))
+    assert a.key_symbols[0] == "MemoryBufferForRollout"
+
+
 def test_a_class_and_its_methods_are_named_once_each_the_class_first():
     engine = file(
         "pkg/engine.py",

@@ -87,7 +87,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         removed: dict[str, tuple[str, int]] = {}
         context: list[tuple[int, int, str | None]] = []  # where, indentation and name, for enclosing_names
         public: set[str] = set()
-        types: set[str] = set()  # added classes, structs, enums, traits, interfaces
+        types: set[str] = set()  # classes, structs, enums, traits, interfaces added or removed
         # one scan anchored on newlines finds every definition line, added, removed or in the context
         for m in definition_lines(fd.patch, fd.language):
             name = m.group("name")
@@ -100,9 +100,9 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             sig = " ".join((m.group("sig") or "").split())
             if _is_public(fd.language, m.group("mods"), name):
                 public.add(name)
+            if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
+                types.add(name)
             if m.group("sign") == "+":
-                if fd.role == "code" and _TYPE_KEYWORD.search(m.group(0), 0, m.start("name") - m.start()):
-                    types.add(name)
                 added[name] = (sig, m.start())
             else:
                 removed[name] = (sig, m.start())
@@ -117,11 +117,11 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
         added_weight = 1.5 if fd.role == "code" else 0.3
         for name in added:
             names.append(name)
-            symbols[name] = symbols.get(name, 0) + added_weight + (_NEW_TYPE_BONUS if name in types else 0)
+            symbols[name] = symbols.get(name, 0) + added_weight + (_TYPE_BONUS if name in types else 0)
         for name in removed:
             if name not in added:
                 names.append(name)
-                symbols[name] = symbols.get(name, 0) + w
+                symbols[name] = symbols.get(name, 0) + w + (_TYPE_BONUS if name in types else 0)
         facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
         # code in a satellite area (examples, benchmarks, recipes) is run, not imported: no one's API
         if fd.role == "code" and not conv.in_satellite(fd.filename):
@@ -246,8 +246,9 @@ def _squeezed(args: str) -> str:
     return re.sub(r"\n[+\- ]|\s", "", args)
 
 
-# A type the PR adds is the design a reader studies; its methods are how it works. The type leads them.
-_NEW_TYPE_BONUS = 0.25
+# A type the PR adds is the design a reader studies, one it removes what users lose; its methods are how
+# it works or worked. The type leads them.
+_TYPE_BONUS = 0.25
 _TYPE_KEYWORD = re.compile(r"\b(?:class|struct|enum|trait|interface)\b")
 
 
