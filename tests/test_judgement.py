@@ -1807,6 +1807,7 @@ def test_a_ci_change_names_the_jobs_it_adds_removes_or_changes():
     # whole jobs first (added, removed), then the setting whose value changed, then the job it is in
     # and the variable it sets
     assert a.key_symbols[:3] == ["nightly_grpo_ascend", "legacy_job", "timeout-minutes"]
+    assert a.key_files[0].symbols[:3] == ["nightly_grpo_ascend", "legacy_job", "non_rl_job"]  # the brief's
     assert {"non_rl_job", "HCCL_OP_EXPANSION_MODE"} <= set(a.key_symbols[3:])
     # a workflow's own variables, set or no longer set, and the job a line changes in
     top = hunk(

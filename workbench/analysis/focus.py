@@ -155,7 +155,8 @@ def _file_score(
     score += min(facts.risk_per_file.get(fd.filename, 0), 5)
     if fd.filename in named:
         score += 1.5 if fd.role != "test" else 0.5  # a test the description points at still follows the fix
-    if fd.role != "docs":  # a page's inline code names what it documents, not definitions it changes
+    # what a page's inline code names, or a workflow's jobs, are no code definitions that changed
+    if fd.role not in ("docs", "ci"):
         score += 0.3 * min(len(facts.file_symbols.get(fd.filename) or ()), 3)
     if fd.filename in leading:
         score += 4.0

@@ -71,7 +71,9 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             # a workflow's jobs and variables are its definitions: below any code symbol, so they lead
             # a CI change
             names = workflow_names(fd.patch)
-            per_file.append({n: _JOB_WEIGHT[whole] for n, whole in names.items() if not is_noise_symbol(n)})
+            weights = {n: _JOB_WEIGHT[whole] for n, whole in names.items() if not is_noise_symbol(n)}
+            per_file.append(weights)
+            facts.file_symbols[fd.filename] = sorted(weights, key=weights.__getitem__, reverse=True)
             continue
         if not fd.patch or fd.role not in ("code", "test", "notebook") or fd.snapshot:
             continue
