@@ -239,10 +239,20 @@ def test_noise_symbols():
         "fmt",
         "and",  # "class and ..." in a docstring's prose reads like a definition line
         "not",
+        "vllm0.12",  # a version's last part
+        "12",
+        "CANN基础镜像版本",  # prose in a page's inline code
     ):
         assert is_noise_symbol(word), word
-    for word in ("Checker", "ServeHTTP", "fetchProfile", "too_many_arguments"):
+    for word in ("Checker", "ServeHTTP", "fetchProfile", "too_many_arguments", "timeout-minutes", "_ack"):
         assert not is_noise_symbol(word), word
+    a = analyze(
+        record(
+            [file("verl/rollout/server.py", hunk(3, ["+    pass"], section="def serve():"))],
+            title="[vllm] fix: compatible to vllm0.12",
+        )
+    )
+    assert a.key_symbols == ["serve"]
 
 
 def test_snapshot_is_never_a_key_file_and_counts_as_a_test():

@@ -523,9 +523,16 @@ _PASSING_TRAITS = frozenset(
 
 
 def is_noise_symbol(name: str) -> bool:
-    """A keyword, modifier, single letter, placeholder or standard trait: never a key symbol."""
+    """A keyword, modifier, single letter, placeholder or standard trait, or no identifier at all (the
+    last part of a version, `vllm0.12` -> `12`; prose in inline code): never a key symbol."""
     short = name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-    return len(short) <= 1 or short.lower() in NOISE_SYMBOLS or short in _PASSING_TRAITS
+    if len(short) <= 1 or not _IDENTIFIER.fullmatch(short):
+        return True
+    return short.lower() in NOISE_SYMBOLS or short in _PASSING_TRAITS
+
+
+# A name a symbol can have: a CI key's dashes (`timeout-minutes`) included.
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w\-]*", re.ASCII)
 
 
 def names_something(name: str) -> bool:
