@@ -16,7 +16,7 @@ from workbench.analysis.discussion import (
 )
 from workbench.analysis.model import CrossRef, Description, Discussion
 from workbench.analysis.pipeline import analyze
-from workbench.records import KnownPRs
+from workbench.records import KnownPRs, quoted_title
 
 VERL = load_conventions("verl-project/verl")
 REPO = "verl-project/verl"
@@ -509,6 +509,28 @@ def test_a_revert_quoting_a_squash_title_is_found_by_the_whole_title():
     assert [(r.number, r.state) for r in link_reverted_by([], 5599, known)] == [(7173, "open")]
     assert [r.number for r in link_reverted_by([], 6350, known)] == [6360]
     assert link_reverted_by([], 6293, known) == []
+
+
+def test_a_revert_titled_behind_tags_or_in_lowercase_is_found():
+    from workbench.analysis.titles import parse_title
+
+    known = KnownPRs(
+        {
+            706: ("Use Mcore GPTModel", "merged"),
+            883: ('revert: "Use Mcore GPTModel"', "merged"),
+            1833: ("[model] feat: Add MiniCPM-o 2.6 support", "merged"),
+            2176: ('[model] fix: Revert "[model] feat: Add MiniCPM-o 2.6 support"', "merged"),
+            26290: ("[ty] Infer definite equality comparison results", "merged"),
+            26308: ('[ty] Revert "[ty] Infer definite equality comparison results"', "closed"),
+            5109: ("[vllm] feat: revert to the default behavior of cudagraph_mode", "merged"),
+        }
+    )
+    for reverted, by in ((706, 883), (1833, 2176), (26290, 26308)):
+        assert [r.number for r in link_reverted_by([], reverted, known)] == [by]
+        assert parse_title(known[by][0]).revert
+    # "revert to the default" is a sentence, not a revert's title
+    assert not parse_title(known[5109][0]).revert
+    assert quoted_title(known[5109][0]) is None
 
 
 def test_a_reverted_pr_tells_the_reader_in_its_brief():

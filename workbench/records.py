@@ -78,8 +78,11 @@ class PRRecord:
 
 
 # A revert's title, as git and GitHub's revert button write it (`Revert "title"`) or as people do
-# (`Revert: title`): group 1 or 2 is the title it quotes.
-_REVERT_TITLE = re.compile(r'\A\s*Revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S)
+# (`Revert: title`, `revert: "title"`), maybe after the project's tags and kind (`[ty] Revert "title"`,
+# `[model] fix: Revert "title"`): group 1 or 2 is the title it quotes.
+_REVERT_TITLE = re.compile(
+    r'\A\s*(?:\[[^\]\n]*\]\s*)*(?:[\w!()-]+:\s*)?revert(?:\s+"(.*)"|:\s*(\S.*?))\s*\Z', re.S | re.I
+)
 
 
 def quoted_title(revert_title: str) -> str | None:
