@@ -259,7 +259,7 @@ def pick_key_symbols(
                 scores[name] = scores.get(name, 0.0) + 1.0
             continue
         short = name.rsplit(".", 1)[-1]
-        if is_noise_symbol(short) or not (short[0].isalpha() or short[0] == "_"):
+        if is_noise_symbol(short):
             continue  # `typing.Self` -> Self, a version `v0.15.22` -> 22: not symbols
         if short in test_only:
             continue  # a description lists the tests it adds; a reader starts at what they test
