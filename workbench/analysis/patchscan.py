@@ -91,28 +91,28 @@ def yaml_key_paths(patch: str) -> dict[int, str | None]:
     paths: dict[int, str | None] = {}
     old: list[Section] = []
     new: list[Section] = []
-    pos = 0
-    while pos < len(patch):
-        end = patch.find("\n", pos)
-        end = len(patch) if end < 0 else end
-        line = patch[pos:end]
+    next_pos = 0
+    for line in patch.split("\n"):
+        pos, next_pos = next_pos, next_pos + len(line) + 1
         if line.startswith("@@"):
             header = _YAML_SECTION.fullmatch(line[line.find("@@", 2) + 2 :].strip())
             old = [(0, header.group(1), True)] if header else []
             new = list(old)
-        elif line[:1] in (" ", "+", "-") and line[1:].strip() and not line[1:].lstrip().startswith("#"):
-            text = line[1:]
-            level = len(text) - len(text.lstrip())
-            for sign, stack in (("-", old), ("+", new)):
-                if line[0] not in (" ", sign):
-                    continue
-                while stack and stack[-1][0] >= level:
-                    stack.pop()
-                if line[0] == sign:  # a changed line: the keys that come, go or change
-                    paths[pos] = _joined(stack, level)
-                section = _YAML_SECTION.fullmatch(text.strip())
-                stack.append((level, section.group(1) if section else None, False))
-        pos = end + 1
+        elif line[:1] in (" ", "+", "-"):
+            body = line[1:].lstrip()
+            if body and not body.startswith("#"):
+                level = len(line) - 1 - len(body)
+                # read once, for both sides of a context line
+                section = _YAML_SECTION.fullmatch(body.rstrip())
+                name = section.group(1) if section else None
+                for sign, stack in (("-", old), ("+", new)):
+                    if line[0] not in (" ", sign):
+                        continue
+                    while stack and stack[-1][0] >= level:
+                        stack.pop()
+                    if line[0] == sign:  # a changed line: the keys that come, go or change
+                        paths[pos] = _joined(stack, level)
+                    stack.append((level, name, False))
     return paths
 
 
@@ -124,17 +124,18 @@ def workflow_names(patch: str) -> dict[str, bool]:
     for pos, path in yaml_key_paths(patch).items():
         if path is None:
             continue
-        if path == "jobs":
+        if path == "jobs":  # a job's own line: the job comes or goes
             end = patch.find("\n", pos)
             section = _YAML_SECTION.fullmatch(patch[pos + 1 : end if end >= 0 else None].strip())
             if section:
                 names[section.group(1)] = True
-        elif path == "env" or path.endswith(".env"):
+            continue
+        if path.startswith("jobs."):  # a line inside a job: the job changes
+            names.setdefault(path.split(".", 2)[1], False)
+        if path == "env" or path.endswith(".env"):  # a variable set or no longer set
             variable = _ENV_KEY.match(patch, pos + 1)
             if variable:
                 names.setdefault(variable.group(1), False)
-        if path.startswith("jobs."):
-            names.setdefault(path.split(".", 2)[1], False)
     return names
 
 
