@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..records import quoted_title
+
 KINDS = (
     "feat",
     "fix",
@@ -93,7 +95,6 @@ _RELEASE_TITLE = re.compile(
     r"^(?:(?:bump|update|set)\s+(?:the\s+)?version\b|release\b|prepare\s+(?:for\s+)?(?:release|v?\d))", re.I
 )
 _REVERT = re.compile(r"^\s*(revert\b|\[revert\])", re.IGNORECASE)
-_QUOTING_REVERT = re.compile(r'\s*revert\s+"', re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][\w'\-]*")
 _KINDS = frozenset(KINDS)
 _ADVERBS = frozenset("also always further never now once still then".split())
@@ -196,7 +197,9 @@ def parse_title(title: str, verbs: dict[str, str] | None = None) -> TitleParts:
         elif _DEPS_TITLE.match(subject):
             tags.append("deps")
     # `[ty] Revert "title"`: the revert button's title behind the project's tags
-    revert = bool(_REVERT.match(title) or _QUOTING_REVERT.match(rest)) or kind == "revert" or "revert" in tags
+    revert = (
+        bool(_REVERT.match(title)) or kind == "revert" or "revert" in tags or quoted_title(title) is not None
+    )
     uniq = list(dict.fromkeys(tags)) if len(tags) > 1 else tags  # first mention kept, in order
     return TitleParts(tags=uniq, kind=kind, breaking=breaking, revert=revert, subject=rest.strip())
 
