@@ -547,10 +547,16 @@ def test_a_platform_the_title_names_is_read_by_its_users():
 
     # a hardware workaround touching a top-level file was read by "everyone"
     assert audiences("[hardware] fix: workaround for torch-npu's nested tensors")[0] == "ascend-npu"
-    # after the module the author tags
+    # before the module the author tags: the platform narrows who is concerned to its users
     assert audiences("[megatron] fix: attention mask shape for VLM on Ascend NPU")[:2] == [
-        "engine-megatron",
         "ascend-npu",
+        "engine-megatron",
+    ]
+    # after a role area the title leads with: CI maintainers read a [ci] change first
+    assert audiences("[ci, megatron] fix: the nightly job on Ascend NPU") == [
+        "ci",
+        "ascend-npu",
+        "engine-megatron",
     ]
     assert "amd-rocm" in audiences("[vllm] fix: preserve ROCm attention cache for CUDA graphs")
     # MindSpeed is the Megatron of Ascend: its backend's changes are read on Ascend NPUs

@@ -13,9 +13,9 @@ from .verdicts import ROLE_AREAS, Facts, Rule
 def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title: str = "") -> list[str]:
     """Who should read it, most concerned first; never empty.
 
-    The rule's role area first (a CI-only change is for CI maintainers), then the title's tags (the
-    author's own naming of the module) and the words it names a platform with, then the audiences of
-    the files by changed lines; "everyone" for a breaking change and when nothing narrower applies."""
+    The rule's role area first (a CI-only change is for CI maintainers), then the title's role-area tags,
+    the platform it names and its other tags (the author's own naming of the module), then the
+    audiences of the files by changed lines; "everyone" for a breaking change and when nothing narrower applies."""
     names: list[str] = []
 
     def add(name: str | None) -> None:
@@ -23,31 +23,34 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title
             names.append(name)
 
     curated = conv.curates_paths
+    roles = _role_audiences(conv)
     if rule.audience:
         # tests-only PRs hold CI's e2e scripts and nightly jobs too: tagged [ci] by their author, and not
         # titled as test work (`[ci] test: cover f`), they are CI maintainers' before test maintainers'
         if rule.audience == "tests" and f.kind != "test":
-            roles = _role_audiences(conv)
             for name in (n for t in tags for n in conv.audiences_of_tag(t.strip("`")) if n in roles):
                 add(name)
         for name in conv.audiences_of_tag(rule.audience) or [rule.audience]:
             add(name)
+    # uncurated, a one-word tag names a module; "[DistillationTrainer refactor]" names a project
+    tagged = [
+        name
+        for tag in (t.strip("`") for t in tags)  # [`pylint`] names the area pylint
+        for name in conv.audiences_of_tag(tag) or ([] if curated or " " in tag else [tag])
+    ]
     # A removal of mostly program code is read by the users of what goes: a role area its title names
     # (`[ci]` beside the backend it removes) comes after the deleted files' audiences. Not when it updates
     # a dependency: the code it deletes is what the new version no longer needs.
-    demoted = _role_audiences(conv) if _removes_program(f) and not f.has("deps.bump") else set()
-    later: list[str] = []
-    for tag in (t.strip("`") for t in tags):  # [`pylint`] names the area pylint
-        mapped = conv.audiences_of_tag(tag)
-        # uncurated, a one-word tag names a module; "[DistillationTrainer refactor]" names a project
-        for name in mapped or ([] if curated or " " in tag else [tag]):
-            if name in demoted:
-                later.append(name)
-            else:
-                add(name)
-    # a platform the title names ("... on Ascend NPU") is read by its users, after the tagged modules
-    for name in conv.audiences_of_words(title):
-        add(name)
+    demoted = roles if _removes_program(f) and not f.has("deps.bump") else set()
+    # The tags in the title's order, with the users of a platform it names ("... on Ascend NPU"), to
+    # whom that narrows who is concerned, before the first module tag: after the role areas the title
+    # leads with ([ci]: their maintainers read it first), before the modules, which say where it lives.
+    first_module = next((i for i, name in enumerate(tagged) if name not in roles), len(tagged))
+    platform = conv.audiences_of_words(title)
+    for name in tagged[:first_module] + platform + tagged[first_module:]:
+        if name not in demoted:
+            add(name)
+    later = [name for name in tagged if name in demoted]
     votes: dict[str, float] = {}
     votes_after_code: dict[str, float] = {}
     # A test is read by whoever owns the code it tests: beside code, test maintainers (the role area
