@@ -13,9 +13,10 @@ from .verdicts import ROLE_AREAS, Facts, Rule
 def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title: str = "") -> list[str]:
     """Who should read it, most concerned first; never empty.
 
-    The rule's role area first (a CI-only change is for CI maintainers), then the title's role-area tags,
-    the platform it names and its other tags (the author's own naming of the module), then the
-    audiences of the files by changed lines; "everyone" for a breaking change and when nothing narrower applies."""
+    The rule's role area first (a CI-only change is for CI maintainers), then the title's tags (the
+    author's own naming of the module) with the platform it names before the first module, then the
+    audiences of the files by changed lines; "everyone" for a breaking change and when nothing
+    narrower applies."""
     names: list[str] = []
 
     def add(name: str | None) -> None:
@@ -42,9 +43,9 @@ def audiences_of(f: Facts, rule: Rule, tags: list[str], conv: Conventions, title
     # (`[ci]` beside the backend it removes) comes after the deleted files' audiences. Not when it updates
     # a dependency: the code it deletes is what the new version no longer needs.
     demoted = roles if _removes_program(f) and not f.has("deps.bump") else set()
-    # The tags in the title's order, with the users of a platform it names ("... on Ascend NPU"), to
-    # whom that narrows who is concerned, before the first module tag: after the role areas the title
-    # leads with ([ci]: their maintainers read it first), before the modules, which say where it lives.
+    # The tags in the title's order, and the users of a platform the title names ("... on Ascend NPU")
+    # before its first module tag: the platform narrows who is concerned, a module says where the change
+    # lives. Role areas the title leads with ([ci]) stay first: their maintainers read it first.
     first_module = next((i for i, name in enumerate(tagged) if name not in roles), len(tagged))
     platform = conv.audiences_of_words(title)
     for name in tagged[:first_module] + platform + tagged[first_module:]:
