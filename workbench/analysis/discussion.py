@@ -390,10 +390,10 @@ def _reverting_pr(number: int, title: str, known_prs: dict) -> int | None:
     button), with no PR of the same title in between (that one is what it reverts), or
     `Revert "<this title> (#number)"` (git's revert of a squash-merged commit). Quoted titles are
     matched whole: a title's own (#N) may be an issue the reverted PR named."""
-    reverts = known_prs.reverts if isinstance(known_prs, KnownPRs) else reverts_by_title(known_prs)
     title = (title or "").strip()
     if not title:
         return None
+    reverts = known_prs.reverts if isinstance(known_prs, KnownPRs) else reverts_by_title(known_prs)
     found = [n for n in reverts.get(f"{title} (#{number})", ()) if n > number] + [
         n for n in reverts.get(title, ()) if n > number and _latest_titled(title, n, known_prs) == number
     ]
