@@ -166,6 +166,34 @@ def test_the_issues_a_pr_closes_are_no_test_plan():
     assert told.test_plan == ["Closes #12 by adding a regression test for the parser."]
 
 
+def test_linters_passing_are_no_test_plan():
+    # verl's template asks for pre-commit's output: it says the code is well-formed, which CI checks on
+    # every PR, not that the change works
+    d = desc(
+        "Fixes the staging of FP8 weights.\n\n### Test\n\n"
+        "`pre-commit run --all-files --show-diff-on-failure --color=always` — all hooks passed.\n\n"
+        "`python3 -m py_compile verl/utils/vllm/vllm_fp8_utils.py` — passed.\n\n"
+        "Inline CPU smoke test for `_layer_needs_fp8_staging` — passed."
+    )
+    assert d.test_plan == ["Inline CPU smoke test for `_layer_needs_fp8_staging` — passed."]
+    lint_only = desc(
+        "Fixes the import.\n\n### Test\n\n`ruff check` and `ruff format --check` clean.\n\nPassed."
+    )
+    assert lint_only.test_plan == []
+    # a check named beside a test run, a path that names a linter, and the project's own tool are tests
+    both = desc("Fixes it.\n\n### Test\n\n`pytest tests/test_ruff_config.py` and pre-commit pass.")
+    assert both.test_plan == ["`pytest tests/test_ruff_config.py` and pre-commit pass."]
+    named = desc("Fixes it.\n\n### Test\n\nOpened the links of `docs/pre-commit.md` by hand.")
+    assert named.test_plan == ["Opened the links of `docs/pre-commit.md` by hand."]
+    ruff = load_conventions("astral-sh/ruff")
+    own = read_description(
+        "Fix F811", "Fixes F811.\n\n## Test Plan\n\n`ruff check --select F811 stub.pyi`", ruff
+    )
+    assert own.test_plan == ["`ruff check --select F811 stub.pyi`"]
+    elsewhere = read_description("Fix F811", "Fixes F811.\n\n## Test Plan\n\n`cargo clippy` clean", ruff)
+    assert elsewhere.test_plan == []
+
+
 # ---- open items: what the author leaves open -------------------------------------------------------
 
 

@@ -461,7 +461,8 @@ def read_description(title: str, body: str, conv: Conventions) -> Description:
         return desc
     blocks = _blocks(sections)
     if "cause" in kinds or tests or numbers:
-        desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks, numbers)
+        project = (conv.repo or "").rsplit("/", 1)[-1].lower()
+        desc.root_cause, desc.test_plan, desc.numbers = _sentences_of_kinds(blocks, numbers, project)
     if "open" in kinds:
         desc.open_items = _open_items(blocks)
     return desc
@@ -506,8 +507,11 @@ def _breaking_statement(text: str) -> str | None:
     return None
 
 
-def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[list[str], list[str], list[str]]:
-    """(root-cause, test-plan, number) sentences of the blocks (number sentences only if `numbers`).
+def _sentences_of_kinds(
+    blocks: list[_Block], numbers: bool = True, project: str = ""
+) -> tuple[list[str], list[str], list[str]]:
+    """(root-cause, test-plan, number) sentences of the blocks (number sentences only if `numbers`;
+    `project`: the repository's name, see _checks_form_only).
     Each kind is first asked of the whole block: most blocks hold none, and are never split."""
     found: tuple[list[str], list[str], list[str]] = ([], [], [])
     for b in blocks:
@@ -526,7 +530,9 @@ def _sentences_of_kinds(blocks: list[_Block], numbers: bool = True) -> tuple[lis
             if "cause" in kinds:
                 found[0].append(s)
             # a filled-in "Test" section is a test plan whatever its wording, but for the issues it closes
-            if has[1] and (in_test_section and k < 3 and not _ONLY_REFERENCES.match(s) or "test" in kinds):
+            # and for linters run: those say the code is well-formed, not that it works
+            tested = in_test_section and k < 3 and not _ONLY_REFERENCES.match(s) or "test" in kinds
+            if has[1] and tested and not _checks_form_only(s, project):
                 found[1].append(s)
             if has[2] and _has_number(s):
                 found[2].append(s)
@@ -541,6 +547,31 @@ _ONLY_REFERENCES = re.compile(
     r"(?i)\W*(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|contributes to|related(?: to)?|part of|see|refs?)"
     r"\b[\s:]*(?:(?:[\w.-]+/[\w.-]+)?#\d+|https?://\S+)(?:[\s,.;&#\d]|and\b)*\Z"
 )
+
+
+# Linters, formatters and compile checks (pre-commit's hooks, which CI runs on every PR) and a bare
+# result ("pass") under them say the code is well-formed, not that it works. A sentence that also runs
+# something ("pytest ... and ruff", "snapshots") is a test; so is a run of the project itself (ruff's
+# own PRs test by running ruff). File paths and links are read as names, not as checks run.
+_FORM_CHECK = re.compile(
+    r"(?i)pre-?commit|\b(?:ruff|mypy|flake8|pylint|shellcheck|clippy|rustfmt|py_compile|compileall|hooks)\b"
+)
+_RUNS_SOMETHING = re.compile(
+    r"(?i)test|\be2e\b|\btrain(?:s|ed|ing)?\b|benchmark|\bgpus?\b|\bnpus?\b|snapshot|insta\b|fixture"
+    r"|reproduc|manual|playground|ecosystem|primer|verif|confirm|compar|same result|example|against"
+)
+_PATH = re.compile(r"\S*\w[/.]\w\S*")
+_BARE_RESULT = re.compile(r"(?i)\W*(?:result\s*:\s*)?(?:all\s+)?(?:pass(?:ed|es)?|ok|done|success)\W*")
+
+
+def _checks_form_only(sentence: str, project: str) -> bool:
+    """Whether a test-plan sentence only says the code passes linters, formatters or a compile check
+    (`project`: the repository's name, lowercased, whose own runs test it)."""
+    if _BARE_RESULT.fullmatch(sentence):
+        return True
+    words = _PATH.sub(" ", sentence)
+    checks = {m.group(0).lower() for m in _FORM_CHECK.finditer(words)} - {project}
+    return bool(checks) and not _RUNS_SOMETHING.search(words)
 
 
 def _has_number(text: str) -> bool:
