@@ -194,6 +194,17 @@ def test_linters_passing_are_no_test_plan():
     assert elsewhere.test_plan == []
 
 
+def test_a_link_address_makes_no_test_plan():
+    # the query in a search link names a workflow (`e2e_...`): the sentence says nothing of a test
+    searched = (
+        "This does not duplicate an existing PR: searches for [the workflow]"
+        "(https://github.com/o/r/pulls?q=is%3Apr+e2e_ppo_trainer_rocm) found none."
+    )
+    assert desc(f"Moves the CI image.\n\n{searched}").test_plan == []
+    told = "Reproduced the hang with [this script](https://example.com/hang.py) and verified the fix."
+    assert desc(f"Fixes the hang.\n\n{told}").test_plan == [told]
+
+
 # ---- open items: what the author leaves open -------------------------------------------------------
 
 

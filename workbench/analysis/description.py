@@ -526,7 +526,8 @@ def _sentences_of_kinds(
         if not any(has):
             continue
         for k, s in enumerate(_split_sentences(b.text)):
-            kinds = _kinds(s.lower()) if has[0] or has[1] else set()
+            # a link's address is no word of the sentence: a search for `e2e_ppo_trainer` tests nothing
+            kinds = _kinds(_LINK_TARGET.sub(")", s).lower()) if has[0] or has[1] else set()
             if "cause" in kinds:
                 found[0].append(s)
             # a filled-in "Test" section is a test plan whatever its wording, but for the issues it closes
@@ -540,6 +541,8 @@ def _sentences_of_kinds(
     measured_first = sorted(found[2], key=lambda s: _NUMBER.search(s) is None)
     return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(measured_first)
 
+
+_LINK_TARGET = re.compile(r"\]\(\S+?\)|https?://\S+")
 
 # "Closes #15557", "Fixes #22429, #21873", "Refs https://github.com/o/r/issues/1": what a PR closes, said
 # wherever the author ends the description (often under its test plan)
