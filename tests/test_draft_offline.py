@@ -276,6 +276,7 @@ def test_common_heuristic_labels_read_in_chinese():
     from workbench.drafting.offline import label_zh
 
     assert label_zh("tiny change: 9 changed lines in 2 files") == "小改动: 2 个文件共 9 行改动"
+    assert label_zh("tiny change: 1 changed line in 1 file") == "小改动: 1 个文件共 1 行改动"
     assert label_zh("concurrency: locks, threads, asyncio, sockets, ACKs, races (12 added lines)") == (
         "并发：锁、线程、asyncio、socket、ACK、竞态（新增 12 行）"
     )

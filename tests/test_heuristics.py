@@ -150,6 +150,7 @@ def test_size_signals_and_roles_shares():
     assert a.roles == {"code": 600, "docs": 1}
     b = analyze(record([code_file(code_lines(2))]))
     assert "size.tiny" in names(b) and "size.large" not in names(b)
+    assert sig(b, "size.tiny").label == "tiny change: 2 changed lines in 1 file"  # counted as English says
 
 
 def test_generated_files_flagged_and_not_counted():

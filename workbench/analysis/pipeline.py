@@ -57,6 +57,7 @@ from .signals import (
 from .symbols import scan_module_paths, scan_registrations, scan_symbols
 from .titles import TitleParts, reports_on
 from .verdicts import READ_COST, VERDICT_RULES, Facts, Rule, decide, effort_and_minutes
+from .words import counted
 
 # role -> the "X-only" signal a PR whose readable files all have that role gets
 _ONLY_SIGNALS = {
@@ -233,7 +234,7 @@ def measure(pr: PRInput, conv: Conventions) -> Measure:
         moved=_moved_code(readable, conv),
         satellite=_is_satellite(readable, conv),
         dominant_area=dominant,
-        size_label=f"{churn} changed lines in {len(files)} files",
+        size_label=f"{counted(churn, 'changed line')} in {counted(len(files), 'file')}",
     )
 
 
@@ -301,7 +302,7 @@ def _tests_signal(pr: PRInput, m: Measure, conv: Conventions) -> Signal | None:
         ev = [Evidence(fd.filename, None, f"+{fd.additions}/-{fd.deletions}") for fd in kept[:n_ev]]
         return Signal(
             "tests.added",
-            f"code change comes with test changes ({len(kept)} files)",
+            f"code change comes with test changes ({counted(len(kept), 'file')})",
             conv.weight("tests.added"),
             ev,
         )

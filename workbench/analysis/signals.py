@@ -22,7 +22,7 @@ from .patchscan import (
     WordPlaces,
     new_python_definition,
 )
-from .words import WordFinder
+from .words import WordFinder, counted
 
 # needle modes: "i" = an identifier part (no letter right before or after; "_" counts as a boundary),
 # "f" = a free call (not after ".", letter or "_"), "s" = any substring, "w" = a whole word.
@@ -696,7 +696,10 @@ def theme_signals(facts: CodeFacts, text_ev: dict[str, list[Evidence]], conv: Co
         weight = conv.weight(name) * (1.0 if hits else described)
         sigs.append(
             Signal(
-                name, label + (f" ({len(hits)} added lines)" if hits else " (in the description)"), weight, ev
+                name,
+                label + (f" ({counted(len(hits), 'added line')})" if hits else " (in the description)"),
+                weight,
+                ev,
             )
         )
     return sigs

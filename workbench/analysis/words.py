@@ -1,4 +1,4 @@
-"""Find many words in a text in one pass: every place of every word.
+"""Words: many found in a text in one pass (every place of every word), and a count said in words.
 
 An Aho-Corasick automaton (ahocorasick_rs, a DFA in Rust) reads the text once for all the words, where
 a str.find loop per word reads it once per word. A word's id is its index in the list given.
@@ -28,3 +28,8 @@ class WordFinder:
             # without "?") can match across one: a patch with one "→" in a comment is searched as bytes too.
             return self._in_bytes.find_matches_as_indexes(text.encode("ascii", "replace"), overlapping=True)
         return self._in_str.find_matches_as_indexes(text, overlapping=True)
+
+
+def counted(n: int, noun: str) -> str:
+    """ "1 file", "3 files": a count as a signal's label says it."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -115,7 +115,7 @@ _LABELS_ZH: tuple[tuple[str, str], ...] = (
     (r"large change", "大改动"),
     (r"medium change", "中等改动"),
     (r"tiny change", "小改动"),
-    (r"(\d+) changed lines in (\d+) files?", r"\2 个文件共 \1 行改动"),
+    (r"(\d+) changed lines? in (\d+) files?", r"\2 个文件共 \1 行改动"),
     (r"no description beyond the template", "描述只有模板"),
     (
         r"concurrency: locks, threads, asyncio, sockets, ACKs, races",
