@@ -173,6 +173,9 @@ def test_headline_restates_kind_and_scope():
     assert headline(_record("[ci] chore: wait for logs"), "en") == "Chore: Wait for logs (ci)"
     assert headline(_record("feat(trainer)!: new loss"), "zh") == "新增：new loss（trainer）"
     assert headline(_record("Plain title"), "zh") == "Plain title"
+    # a version or a name keeps its case where a plain word takes a capital
+    assert headline(_record("Release: v1.9"), "en") == "v1.9 (release)"
+    assert headline(_record("[misc] chore: `uv` lock refresh"), "en") == "Chore: `uv` lock refresh (misc)"
 
 
 def test_an_untagged_headline_is_scoped_by_its_readers_not_its_longest_file():

@@ -394,17 +394,23 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
             return f"{lead}{verb} {_code(name)}{risk}（{subject}）"
         lead = f"{scope}: " if scope else ""
         risk = f", touching {' and '.join(themes)}" if themes else ""
-        subj = subject[:1].upper() + subject[1:] if not lead else subject
+        subj = _sentence_case(subject) if not lead else subject
         return f"{lead}{subj} — {verb} {_code(name)}{risk}"
     kind = KIND_WORDS[lang].get(parts.kind or "", "")
     tags = ", ".join(parts.tags[:3])
     if lang == "zh":
         text = f"{kind}：{subject}" if kind else subject
         return f"{text}（{tags}）" if tags else text
-    if subject[:1].islower():
-        subject = subject[:1].upper() + subject[1:]
+    subject = _sentence_case(subject)
     text = f"{kind}: {subject}" if kind else subject
     return f"{text} ({tags})" if tags else text
+
+
+def _sentence_case(subject: str) -> str:
+    """The subject with a capital when it opens with a plain word: "fix the leak" -> "Fix the leak";
+    a version, a name or code stays as written ("v1.9", "`vllm_rollout`")."""
+    first = subject.split(maxsplit=1)[0] if subject.strip() else ""
+    return subject[:1].upper() + subject[1:] if first.isalpha() and first.islower() else subject
 
 
 def _readers_area(analysis: Analysis | None) -> list[str]:
