@@ -33,6 +33,8 @@ def test_reference_verdicts_are_in_the_vocabulary():
     assert parse_verdict("Worth a close read.") == ("deep", None, None)
     assert parse_verdict("No need to read the code closely; skim for 3–5 minutes.") == ("skim", 4, None)
     assert parse_verdict("No need to read the code closely; skim for 3-5 minutes.") == ("skim", 4, None)
+    assert parse_verdict("Worth a close read for CI maintainers.") == ("deep", None, "CI maintainers")
+    # a brief written in the earlier wording reads back the same
     assert parse_verdict("CI maintainers should read this closely.") == ("deep", None, "CI maintainers")
     assert parse_verdict("Skip unless you are a docs writer.") == ("skip", None, "a docs writer")
     assert parse_verdict("This is great.") is None
@@ -46,8 +48,7 @@ def test_verdict_sentences_match_the_reference_wording():
         verdict_sentence("skim", "en", minutes=4) == "No need to read the code closely; skim for 3–5 minutes."
     )
     assert (
-        verdict_sentence("deep", "en", audience="CI maintainers")
-        == "CI maintainers should read this closely."
+        verdict_sentence("deep", "en", audience="CI maintainers") == "Worth a close read for CI maintainers."
     )
 
 

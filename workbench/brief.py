@@ -51,7 +51,7 @@ class Brief:
 #
 #   verdict  audience  zh                                     en
 #   deep     -         值得精读。                              Worth a close read.
-#   deep     X         建议 X 精读。（X 为拉丁字母开头/结尾时两侧加空格，如「建议 CI 维护者精读。」）                           X should read this closely.
+#   deep     X         建议 X 精读。（X 为拉丁字母开头/结尾时两侧加空格，如「建议 CI 维护者精读。」）                           Worth a close read for X.
 #   skim     -         无需精读代码，建议用 3-5 分钟浏览。     No need to read the code closely; skim for 3–5 minutes.
 #   skim     X         无需精读代码，建议 X 用 3-5 分钟浏览。  No need to read the code closely; X should skim for 3–5 minutes.
 #   skip     -         可以跳过，除非需要了解细节。            Skip unless you need the details.
@@ -67,7 +67,7 @@ VERDICT_PHRASES: dict[str, dict[tuple[str, bool], str]] = {
     },
     "en": {
         ("deep", False): "Worth a close read.",
-        ("deep", True): "{audience} should read this closely.",
+        ("deep", True): "Worth a close read for {audience}.",
         ("skim", False): "No need to read the code closely; skim for {lo}–{hi} minutes.",
         ("skim", True): "No need to read the code closely; {audience} should skim for {lo}–{hi} minutes.",
         ("skip", False): "Skip unless you need the details.",
@@ -121,18 +121,23 @@ def verdict_sentence(
     return VERDICT_PHRASES[lang][(v, bool(aud))].format(audience=aud, lo=max(1, m - 1), hi=m + 1)
 
 
+# Sentences of an earlier vocabulary, still read back from briefs written then. "X should read this
+# closely" opened with an area's lowercase name ("experimental maintainers should ...").
+EARLIER_PHRASES = [("deep", True, "{audience} should read this closely.")]
+
+
 def _verdict_patterns() -> list[tuple[re.Pattern, str, bool]]:
     out = []
-    for lang in LANGS:
-        for (verdict, has_aud), phrase in VERDICT_PHRASES[lang].items():
-            # a reviewer may type an ASCII hyphen or an en dash in the range
-            ph = phrase.replace("{lo}-{hi}", "RANGE").replace("{lo}–{hi}", "RANGE")
-            rx = re.escape(ph.replace("{audience}", "AUDIENCE"))
-            rx = rx.replace(r"\ AUDIENCE", "AUDIENCE").replace(r"AUDIENCE\ ", "AUDIENCE")
-            rx = rx.replace("AUDIENCE", r"\s*(?P<audience>\S.*?)\s*").replace(
-                "RANGE", r"(?P<lo>\d+)\s*[-–~]\s*(?P<hi>\d+)"
-            )
-            out.append((re.compile("^" + rx + "$"), verdict, has_aud))
+    phrases = [(v, a, phrase) for lang in LANGS for (v, a), phrase in VERDICT_PHRASES[lang].items()]
+    for verdict, has_aud, phrase in phrases + EARLIER_PHRASES:
+        # a reviewer may type an ASCII hyphen or an en dash in the range
+        ph = phrase.replace("{lo}-{hi}", "RANGE").replace("{lo}–{hi}", "RANGE")
+        rx = re.escape(ph.replace("{audience}", "AUDIENCE"))
+        rx = rx.replace(r"\ AUDIENCE", "AUDIENCE").replace(r"AUDIENCE\ ", "AUDIENCE")
+        rx = rx.replace("AUDIENCE", r"\s*(?P<audience>\S.*?)\s*").replace(
+            "RANGE", r"(?P<lo>\d+)\s*[-–~]\s*(?P<hi>\d+)"
+        )
+        out.append((re.compile("^" + rx + "$"), verdict, has_aud))
     return out
 
 
