@@ -527,13 +527,14 @@ def _sentences_of_kinds(
             continue
         for k, s in enumerate(_split_sentences(b.text)):
             # a link's address is no word of the sentence: a search for `e2e_ppo_trainer` tests nothing
-            kinds = _kinds(_LINK_TARGET.sub(")", s).lower()) if has[0] or has[1] else set()
+            low = _LINK_ADDRESS.sub("", s).lower() if has[0] or has[1] else ""
+            kinds = _kinds(low) if low else set()
             if "cause" in kinds:
                 found[0].append(s)
             # a filled-in "Test" section is a test plan whatever its wording, but for the issues it closes
             # and for linters run: those say the code is well-formed, not that it works
             tested = in_test_section and k < 3 and not _ONLY_REFERENCES.match(s) or "test" in kinds
-            if has[1] and tested and not _checks_form_only(s, project):
+            if has[1] and tested and not _checks_form_only(low, project):
                 found[1].append(s)
             if has[2] and _has_number(s):
                 found[2].append(s)
@@ -542,7 +543,7 @@ def _sentences_of_kinds(
     return _first_clipped(found[0]), _first_clipped(found[1]), _first_clipped(measured_first)
 
 
-_LINK_TARGET = re.compile(r"\]\(\S+?\)|https?://\S+")
+_LINK_ADDRESS = re.compile(r"https?://[^\s)]+")
 
 # "Closes #15557", "Fixes #22429, #21873", "Refs https://github.com/o/r/issues/1": what a PR closes, said
 # wherever the author ends the description (often under its test plan)
@@ -556,24 +557,27 @@ _ONLY_REFERENCES = re.compile(
 # result ("pass") under them say the code is well-formed, not that it works. A sentence that also runs
 # something ("pytest ... and ruff", "snapshots") is a test; so is a run of the project itself (ruff's
 # own PRs test by running ruff). File paths and links are read as names, not as checks run.
+# All read in lowercased text (a case-blind pattern costs several times more).
 _FORM_CHECK = re.compile(
-    r"(?i)pre-?commit|\b(?:ruff|mypy|flake8|pylint|shellcheck|clippy|rustfmt|py_compile|compileall|hooks)\b"
+    r"\b(?:pre-?commit|ruff|mypy|flake8|pylint|shellcheck|clippy|rustfmt|py_compile|compileall|hooks)\b"
 )
 _RUNS_SOMETHING = re.compile(
-    r"(?i)test|\be2e\b|\btrain(?:s|ed|ing)?\b|benchmark|\bgpus?\b|\bnpus?\b|snapshot|insta\b|fixture"
+    r"test|\be2e\b|\btrain(?:s|ed|ing)?\b|benchmark|\bgpus?\b|\bnpus?\b|snapshot|insta\b|fixture"
     r"|reproduc|manual|playground|ecosystem|primer|verif|confirm|compar|same result|example|against"
 )
 _PATH = re.compile(r"\S*\w[/.]\w\S*")
-_BARE_RESULT = re.compile(r"(?i)\W*(?:result\s*:\s*)?(?:all\s+)?(?:pass(?:ed|es)?|ok|done|success)\W*")
+_BARE_RESULT = re.compile(r"\W*(?:result\s*:\s*)?(?:all\s+)?(?:pass(?:ed|es)?|ok|done|success)\W*")
 
 
-def _checks_form_only(sentence: str, project: str) -> bool:
-    """Whether a test-plan sentence only says the code passes linters, formatters or a compile check
-    (`project`: the repository's name, lowercased, whose own runs test it)."""
-    if _BARE_RESULT.fullmatch(sentence):
+def _checks_form_only(low: str, project: str) -> bool:
+    """Whether a test-plan sentence (`low`: lowercased) only says the code passes linters, formatters or
+    a compile check (`project`: the repository's name, lowercased, whose own runs test it)."""
+    if _BARE_RESULT.fullmatch(low):
         return True
-    words = _PATH.sub(" ", sentence)
-    checks = {m.group(0).lower() for m in _FORM_CHECK.finditer(words)} - {project}
+    if not _FORM_CHECK.search(low):
+        return False
+    words = _PATH.sub(" ", low)
+    checks = {m.group(0) for m in _FORM_CHECK.finditer(words)} - {project}
     return bool(checks) and not _RUNS_SOMETHING.search(words)
 
 
