@@ -36,6 +36,7 @@ def test_reference_verdicts_are_in_the_vocabulary():
     assert parse_verdict("Worth a close read for CI maintainers.") == ("deep", None, "CI maintainers")
     # a brief written in the earlier wording reads back the same
     assert parse_verdict("CI maintainers should read this closely.") == ("deep", None, "CI maintainers")
+    assert parse_verdict("Skip, except for docs maintainers.") == ("skip", None, "docs maintainers")
     assert parse_verdict("Skip unless you are a docs writer.") == ("skip", None, "a docs writer")
     assert parse_verdict("This is great.") is None
 

@@ -55,7 +55,7 @@ class Brief:
 #   skim     -         无需精读代码，建议用 3-5 分钟浏览。     No need to read the code closely; skim for 3–5 minutes.
 #   skim     X         无需精读代码，建议 X 用 3-5 分钟浏览。  No need to read the code closely; X should skim for 3–5 minutes.
 #   skip     -         可以跳过，除非需要了解细节。            Skip unless you need the details.
-#   skip     X         可以跳过，除非你是 X。                  Skip unless you are X.
+#   skip     X         可以跳过，除非你是 X。                  Skip, except for X.
 VERDICT_PHRASES: dict[str, dict[tuple[str, bool], str]] = {
     "zh": {
         ("deep", False): "值得精读。",
@@ -71,7 +71,7 @@ VERDICT_PHRASES: dict[str, dict[tuple[str, bool], str]] = {
         ("skim", False): "No need to read the code closely; skim for {lo}–{hi} minutes.",
         ("skim", True): "No need to read the code closely; {audience} should skim for {lo}–{hi} minutes.",
         ("skip", False): "Skip unless you need the details.",
-        ("skip", True): "Skip unless you are {audience}.",
+        ("skip", True): "Skip, except for {audience}.",
     },
 }
 
@@ -122,8 +122,12 @@ def verdict_sentence(
 
 
 # Sentences of an earlier vocabulary, still read back from briefs written then. "X should read this
-# closely" opened with an area's lowercase name ("experimental maintainers should ...").
-EARLIER_PHRASES = [("deep", True, "{audience} should read this closely.")]
+# closely" opened with an area's lowercase name ("experimental maintainers should ..."), and "Skip
+# unless you are X" read wrong with a plural audience ("unless you are build maintainers").
+EARLIER_PHRASES = [
+    ("deep", True, "{audience} should read this closely."),
+    ("skip", True, "Skip unless you are {audience}."),
+]
 
 
 def _verdict_patterns() -> list[tuple[re.Pattern, str, bool]]:
