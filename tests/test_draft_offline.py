@@ -174,7 +174,15 @@ def test_headline_restates_kind_and_scope():
     assert headline(_record("feat(trainer)!: new loss"), "zh") == "新增：new loss（trainer）"
     assert headline(_record("Plain title"), "zh") == "Plain title"
     # a version or a name keeps its case where a plain word takes a capital
-    assert headline(_record("Release: v1.9"), "en") == "v1.9 (release)"
+    assert headline(_record("Release: v1.9"), "en") == "v1.9 (Release)"
+    assert headline(_record("Fix misleading name of a test"), "en") == "Fix misleading name of a test"
+    assert (
+        headline(_record("Test that a missing dataset raises"), "en") == "Test that a missing dataset raises"
+    )
+    # a tag keeps the author's case (tags are parsed lowercase)
+    assert headline(_record("[DistillationTrainer refactor] Emit masks"), "en") == (
+        "Add: Emit masks (DistillationTrainer refactor)"
+    )
     assert headline(_record("[misc] chore: `uv` lock refresh"), "en") == "Chore: `uv` lock refresh (misc)"
 
 

@@ -378,7 +378,7 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
     subject = (parts.subject or record.title or f"#{record.number}").strip().rstrip("。.")
     anchor = _anchor(record, analysis)
     themes = _themes(analysis, lang)
-    scope = (parts.tags[:1] or _readers_area(analysis) or [""])[0]
+    scope = _as_written((parts.tags[:1] or _readers_area(analysis) or [""])[0], record.title)
     reverts = parts.kind == "revert" or record.title.lower().startswith("revert")
     if anchor and not reverts and parts.kind not in ("doc", "docs", "ci", "test", "chore", "build", "style"):
         name, status = anchor
@@ -397,13 +397,23 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
         subj = _sentence_case(subject) if not lead else subject
         return f"{lead}{subj} — {verb} {_code(name)}{risk}"
     kind = KIND_WORDS[lang].get(parts.kind or "", "")
-    tags = ", ".join(parts.tags[:3])
+    tags = ", ".join(_as_written(tag, record.title) for tag in parts.tags[:3])
     if lang == "zh":
         text = f"{kind}：{subject}" if kind else subject
         return f"{text}（{tags}）" if tags else text
     subject = _sentence_case(subject)
+    # a subject that opens with the kind's verb says it already ("Fix the leak", not "Fix: Fix the leak")
+    if kind and subject.lower().startswith(kind.lower().removesuffix("s")):
+        kind = ""
     text = f"{kind}: {subject}" if kind else subject
     return f"{text} ({tags})" if tags else text
+
+
+def _as_written(tag: str, title: str) -> str:
+    """A title tag as the author cased it: tags are parsed lowercase ("distillationtrainer refactor"),
+    the headline shows "DistillationTrainer refactor"."""
+    written = re.search(re.escape(tag), title, re.I) if tag else None
+    return written.group(0) if written else tag
 
 
 def _sentence_case(subject: str) -> str:
