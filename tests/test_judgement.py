@@ -1041,6 +1041,36 @@ def test_the_type_a_removal_deletes_leads_its_methods():
     assert a.key_symbols[0] == "MemoryBufferForRollout"
 
 
+def test_a_test_file_names_its_tests_before_its_stubs():
+    # the brief's "look at" for a test file: what it checks, not the fakes it builds to check it
+    test = file(
+        "tests/test_agent_loop_on_cpu.py",
+        hunk(
+            1,
+            [
+                "+class _FakeTokenizer:",
+                "+    def encode(self, text):",
+                "+        return [1]",
+                "+def _make_output():",
+                "+    return {}",
+                "+def test_default_extra_fields_are_kept():",
+                "+    assert _make_output() == {}",
+            ],
+        ),
+        status="added",
+    )
+    code = file(
+        "pkg/agent_loop.py",
+        hunk(10, [" def as_dict(self):", "-    return {}", "+    return dict(self.extra)"]),
+    )
+    a = analyze(record([code, test], title="[rollout] fix: keep default extra fields"))
+    tests_file = next(k for k in a.key_files if k.filename.startswith("tests/"))
+    assert tests_file.symbols[0] == "test_default_extra_fields_are_kept"
+    assert set(tests_file.symbols) >= {"_FakeTokenizer", "_make_output"}  # still there, after it
+    code_file = next(k for k in a.key_files if k.filename == "pkg/agent_loop.py")
+    assert code_file.symbols == ["as_dict"]
+
+
 def test_a_class_and_its_methods_are_named_once_each_the_class_first():
     engine = file(
         "pkg/engine.py",

@@ -50,6 +50,17 @@ def _is_public(language: str | None, modifiers: str, name: str) -> bool:
     return not name.startswith("_")
 
 
+_TEST_NAME = re.compile(r"_?[Tt]est")
+
+
+def _tests_lead(fd: FileDiff, names: list[str]) -> list[str]:
+    """A test file's names with its tests first: what it checks, before the stubs and helpers it builds
+    (`_FakeTokenizer`, `_make_output`) to check it."""
+    if fd.role != "test":
+        return names
+    return sorted(names, key=lambda name: not _TEST_NAME.match(name))
+
+
 def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> list[Signal]:
     """Enclosing definitions from @@ headers, and definition lines added or removed (Python, Rust, Go,
     TypeScript/JavaScript, Java/Kotlin, C/C++) -> key symbols and API-change signals.
@@ -114,7 +125,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             for variable in environment_variables(fd.patch):  # a switch a user sets, beside the code
                 symbols.setdefault(variable, w * _VARIABLE_SHARE)
         if not added and not removed:
-            facts.file_symbols[fd.filename] = names
+            facts.file_symbols[fd.filename] = _tests_lead(fd, names)
             continue
         added_weight = 1.5 if fd.role == "code" else 0.3
         for name in added:
@@ -124,7 +135,7 @@ def scan_symbols(files: list[FileDiff], facts: CodeFacts, conv: Conventions) -> 
             if name not in added:
                 names.append(name)
                 symbols[name] = symbols.get(name, 0) + w + (_TYPE_BONUS if name in types else 0)
-        facts.file_symbols[fd.filename] = list(dict.fromkeys(names))
+        facts.file_symbols[fd.filename] = _tests_lead(fd, list(dict.fromkeys(names)))
         # code in a satellite area (examples, benchmarks, recipes) is run, not imported: no one's API
         if fd.role == "code" and not conv.in_satellite(fd.filename):
             gone, resigned = _api_changes(fd, added, removed, public)
