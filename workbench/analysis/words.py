@@ -31,5 +31,5 @@ class WordFinder:
 
 
 def counted(n: int, noun: str) -> str:
-    """ "1 file", "3 files": a count as a signal's label says it."""
+    """A count as a signal's label says it: "1 file", "3 files"."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
