@@ -25,10 +25,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from loopback_server import LoopbackHTTPServer
 
 FAKE_TOKEN = "ghp_test_token_for_the_fake"  # GraphQL needs a token; the fake takes any
 
@@ -113,8 +115,7 @@ class FakeGitHub:
         # GitHub's clock minus this machine's: the Date header and the times of new activity follow it
         # (a client whose clock runs ahead, as VMs and WSL2 do, is a negative offset).
         self.clock_offset = 0.0
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self.server.daemon_threads = True
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self.port = self.server.server_address[1]
         self.root = f"http://127.0.0.1:{self.port}"
         self.url = (
