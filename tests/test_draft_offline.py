@@ -179,6 +179,7 @@ def test_headline_restates_kind_and_scope():
     assert (
         headline(_record("Test that a missing dataset raises"), "en") == "Test that a missing dataset raises"
     )
+    assert headline(_record("[trainer] fix: fixture reuse"), "en") == "Fix: Fixture reuse (trainer)"
     # a tag keeps the author's case (tags are parsed lowercase)
     assert headline(_record("[DistillationTrainer refactor] Emit masks"), "en") == (
         "Add: Emit masks (DistillationTrainer refactor)"

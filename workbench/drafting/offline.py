@@ -378,7 +378,7 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
     subject = (parts.subject or record.title or f"#{record.number}").strip().rstrip("。.")
     anchor = _anchor(record, analysis)
     themes = _themes(analysis, lang)
-    scope = _as_written((parts.tags[:1] or _readers_area(analysis) or [""])[0], record.title)
+    scope = _as_written(parts.tags[0], record.title) if parts.tags else (_readers_area(analysis) or [""])[0]
     reverts = parts.kind == "revert" or record.title.lower().startswith("revert")
     if anchor and not reverts and parts.kind not in ("doc", "docs", "ci", "test", "chore", "build", "style"):
         name, status = anchor
@@ -402,8 +402,10 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
         text = f"{kind}：{subject}" if kind else subject
         return f"{text}（{tags}）" if tags else text
     subject = _sentence_case(subject)
-    # a subject that opens with the kind's verb says it already ("Fix the leak", not "Fix: Fix the leak")
-    if kind and subject.lower().startswith(kind.lower().removesuffix("s")):
+    # a subject that opens with the kind's verb says it already ("Fix the leak", not "Fix: Fix the leak");
+    # the verb as a word ("Fixes", "Added"), not a longer word it begins ("Fixture", "Address")
+    verb = re.escape(kind.removesuffix("s"))
+    if kind and re.match(rf"{verb}(?:s|es|ed|d|ing)?\b", subject, re.I):
         kind = ""
     text = f"{kind}: {subject}" if kind else subject
     return f"{text} ({tags})" if tags else text
@@ -412,7 +414,7 @@ def headline(record: PRRecord, lang: str, analysis: Analysis | None = None) -> s
 def _as_written(tag: str, title: str) -> str:
     """A title tag as the author cased it: tags are parsed lowercase ("distillationtrainer refactor"),
     the headline shows "DistillationTrainer refactor"."""
-    written = re.search(re.escape(tag), title, re.I) if tag else None
+    written = re.search(rf"(?<!\w){re.escape(tag)}(?!\w)", title, re.I) if tag else None
     return written.group(0) if written else tag
 
 
